@@ -1,0 +1,211 @@
+//! The build side: level in, [`NavMesh`] out. The only code that touches spade
+//! and polygon booleans.
+//!
+//! ```text
+//! Level -> outline (booleans, radius) -> CDT (spade) -> walkable triangles
+//!       -> convex merge (Hertel–Mehlhorn) -> portals -> components -> NavMesh
+//! ```
+
+mod merge;
+mod outline;
+mod triangulate;
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use glam::Vec2;
+use petgraph::unionfind::UnionFind;
+use slotmap::SlotMap;
+
+pub use triangulate::TriangleSoup;
+
+use crate::error::BakeError;
+use crate::level::Level;
+use crate::mesh::{AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId};
+
+/// How to bake a level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakeConfig {
+    /// Agent radius in world units (>= 0): walkable space is eroded by it so a
+    /// unit's centre on the mesh keeps its body clear of walls. Ignored when
+    /// `agent` names a class of the level.
+    pub agent_radius: f32,
+    /// Name of an agent class of the level whose radius to use.
+    pub agent: Option<String>,
+}
+
+impl Default for BakeConfig {
+    fn default() -> Self {
+        BakeConfig {
+            agent_radius: 0.0,
+            agent: None,
+        }
+    }
+}
+
+impl BakeConfig {
+    /// A config for a given radius, world units.
+    #[must_use]
+    pub fn with_radius(radius: f32) -> BakeConfig {
+        BakeConfig {
+            agent_radius: radius,
+            ..BakeConfig::default()
+        }
+    }
+
+    fn radius_for(&self, level: &Level) -> Result<f32, BakeError> {
+        let radius = match &self.agent {
+            Some(name) => level
+                .agents
+                .iter()
+                .find(|a| &a.name == name)
+                .map(|a| a.radius)
+                .ok_or_else(|| BakeError::UnknownAgent(name.clone()))?,
+            None => self.agent_radius,
+        };
+        if !(radius.is_finite() && radius >= 0.0) {
+            return Err(BakeError::Config {
+                field: "agent_radius",
+                reason: format!("must be a finite number >= 0, found {radius}"),
+            });
+        }
+        Ok(radius)
+    }
+}
+
+/// Triangulates a level's walkable space exactly as the bake does, before merging.
+///
+/// # Errors
+/// As [`NavMesh::bake`].
+pub fn triangulate(level: &Level, config: &BakeConfig) -> Result<TriangleSoup, BakeError> {
+    level.validate().map_err(|e| BakeError::Config {
+        field: "level",
+        reason: e.to_string(),
+    })?;
+    let radius = config.radius_for(level)?;
+    let outline = outline::resolve(level, radius)?;
+    Ok(triangulate::triangulate(&outline)?.soup())
+}
+
+impl NavMesh {
+    /// Bakes a level into a navigation mesh: the editor's baking step.
+    ///
+    /// The same level and config always give the same mesh, down to the bytes
+    /// of the saved file (except the recorded bake time).
+    ///
+    /// # Errors
+    /// [`BakeError::Config`] for an invalid level or config,
+    /// [`BakeError::NothingWalkable`] when obstacles or the radius leave no
+    /// walkable space.
+    pub fn bake(level: &Level, config: &BakeConfig) -> Result<NavMesh, BakeError> {
+        let started = Instant::now();
+        level.validate().map_err(|e| BakeError::Config {
+            field: "level",
+            reason: e.to_string(),
+        })?;
+        let radius = config.radius_for(level)?;
+        let outline = outline::resolve(level, radius)?;
+        let tri = triangulate::triangulate(&outline)?;
+        if tri.tris.is_empty() {
+            return Err(BakeError::NothingWalkable { radius });
+        }
+        let polygons = merge::merge(&tri);
+
+        let mut areas = vec![AreaKind {
+            kind: "ground".to_string(),
+            cost: 1.0,
+        }];
+        for (level_index, _) in &outline.areas {
+            let a = &level.areas[*level_index];
+            areas.push(AreaKind {
+                kind: a.kind.clone(),
+                cost: a.cost.unwrap_or(1.0),
+            });
+        }
+        let mut data = assemble(&tri.points, &polygons, areas);
+        data.name = level.name.clone();
+        data.agent_radius = radius;
+        data.nav_points = level.nav_points.clone();
+        data.stats.triangles = tri.tris.len() as u32;
+        data.stats.dropped_constraints = tri.dropped;
+        data.stats.walkable_area = data.regions.values().map(Region::area_size).sum();
+        data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
+        Ok(NavMesh::from_data(data))
+    }
+}
+
+/// Regions and portals from merged polygons, with components.
+fn assemble(points: &[glam::DVec2], polygons: &[merge::MergedPolygon], areas: Vec<AreaKind>) -> MeshData {
+    let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
+    let mut keys = Vec::with_capacity(polygons.len());
+    // directed edge (a, b) -> (region, edge slot)
+    let mut edges: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
+    for (i, poly) in polygons.iter().enumerate() {
+        let vertices: Vec<Vec2> = poly.vertices.iter().map(|&v| points[v as usize].as_vec2()).collect();
+        let n = vertices.len();
+        keys.push(regions.insert(Region {
+            vertices,
+            portals: vec![None; n],
+            area: poly.area,
+            component: 0,
+            index: i as u32,
+        }));
+        for k in 0..n {
+            edges.insert((poly.vertices[k], poly.vertices[(k + 1) % n]), (i as u32, k as u32));
+        }
+    }
+    let mut portals: SlotMap<PortalId, Portal> = SlotMap::with_key();
+    let mut graph = petgraph::graph::UnGraph::<u32, u32>::with_capacity(polygons.len(), polygons.len() * 2);
+    for i in 0..polygons.len() {
+        graph.add_node(i as u32);
+    }
+    for (i, poly) in polygons.iter().enumerate() {
+        let n = poly.vertices.len();
+        for k in 0..n {
+            let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
+            let Some(&(j, slot)) = edges.get(&(b, a)) else { continue };
+            if j as usize <= i {
+                continue;
+            }
+            let index = portals.len() as u32;
+            // region i has the edge a -> b counter-clockwise: crossing from i
+            // into j, b is on the left hand and a on the right
+            let pid = portals.insert(Portal {
+                regions: [keys[i], keys[j as usize]],
+                left: points[b as usize].as_vec2(),
+                right: points[a as usize].as_vec2(),
+                index,
+            });
+            regions[keys[i]].portals[k] = Some(pid);
+            regions[keys[j as usize]].portals[slot as usize] = Some(pid);
+            graph.add_edge((i as u32).into(), j.into(), index);
+        }
+    }
+    // components: union-find over the petgraph region graph, numbered by first region
+    let mut uf = UnionFind::<u32>::new(graph.node_count());
+    for e in graph.raw_edges() {
+        uf.union(e.source().index() as u32, e.target().index() as u32);
+    }
+    let mut component_of_root: HashMap<u32, u32> = HashMap::new();
+    for (i, key) in keys.iter().enumerate() {
+        let root = uf.find(i as u32);
+        let next = component_of_root.len() as u32;
+        let c = *component_of_root.entry(root).or_insert(next);
+        regions[*key].component = c;
+    }
+    let stats = BakeStats {
+        regions: regions.len() as u32,
+        portals: portals.len() as u32,
+        components: component_of_root.len() as u32,
+        ..BakeStats::default()
+    };
+    MeshData {
+        name: String::new(),
+        agent_radius: 0.0,
+        regions,
+        portals,
+        areas,
+        nav_points: Vec::new(),
+        stats,
+    }
+}

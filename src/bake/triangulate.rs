@@ -1,0 +1,228 @@
+//! Constrained Delaunay triangulation (spade) of the resolved outline, keeping
+//! the walkable triangles and tagging each with its area.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use glam::{DVec2, Vec2};
+use spade::handles::FixedVertexHandle;
+use spade::{ConstrainedDelaunayTriangulation, Point2, Triangulation as _};
+
+use super::outline::Outline;
+use crate::error::BakeError;
+
+/// Walkable triangles of a constrained Delaunay triangulation, counter-clockwise.
+///
+/// This is what the bake merges into regions; it is public so that benchmarks
+/// can hand the very same triangulation to other navigation libraries.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TriangleSoup {
+    /// Vertex positions, world units.
+    pub vertices: Vec<Vec2>,
+    /// Counter-clockwise vertex index triples.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// Triangulation with adjacency, in f64 for the merge's convexity tests.
+pub(crate) struct Triangulated {
+    pub points: Vec<DVec2>,
+    pub tris: Vec<[u32; 3]>,
+    /// Area kind of each triangle (0 = plain ground, `1 + i` = costed area `i` of the outline).
+    pub tri_area: Vec<u16>,
+    /// Across edge k (from `tris[t][k]` to `tris[t][(k+1)%3]`): the walkable neighbour.
+    pub neighbours: Vec<[Option<u32>; 3]>,
+    /// Constraint edges spade had to drop because they crossed others.
+    pub dropped: u32,
+}
+
+type Cdt = ConstrainedDelaunayTriangulation<Point2<f64>>;
+
+struct VertexTable {
+    index: HashMap<(u64, u64), u32>,
+    points: Vec<DVec2>,
+}
+
+impl VertexTable {
+    fn id(&mut self, p: DVec2) -> u32 {
+        let key = (p.x.to_bits(), p.y.to_bits());
+        let next = self.points.len() as u32;
+        *self.index.entry(key).or_insert_with(|| {
+            self.points.push(p);
+            next
+        })
+    }
+
+    fn edges_of(&mut self, contours: &[Vec<DVec2>], out: &mut Vec<[usize; 2]>) {
+        for c in contours {
+            let ids: Vec<u32> = c.iter().map(|&p| self.id(p)).collect();
+            for k in 0..ids.len() {
+                let (a, b) = (ids[k], ids[(k + 1) % ids.len()]);
+                if a != b {
+                    out.push([a.min(b) as usize, a.max(b) as usize]);
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> {
+    let mut table = VertexTable {
+        index: HashMap::new(),
+        points: Vec::new(),
+    };
+    let mut boundary_edges = Vec::new();
+    table.edges_of(&outline.walkable, &mut boundary_edges);
+    let mut area_edges = Vec::new();
+    for (_, contours) in &outline.areas {
+        table.edges_of(contours, &mut area_edges);
+    }
+    boundary_edges.sort_unstable();
+    boundary_edges.dedup();
+    area_edges.sort_unstable();
+    area_edges.dedup();
+
+    let vertices: Vec<Point2<f64>> = table.points.iter().map(|p| Point2::new(p.x, p.y)).collect();
+    let mut dropped = 0u32;
+    let mut cdt = Cdt::try_bulk_load_cdt(vertices, boundary_edges, |_| dropped += 1)
+        .map_err(|e| BakeError::Triangulation(format!("{e:?}")))?;
+    if cdt.num_vertices() != table.points.len() {
+        return Err(BakeError::Triangulation(format!(
+            "spade merged vertices ({} of {})",
+            cdt.num_vertices(),
+            table.points.len()
+        )));
+    }
+    // every constraint so far is a wall: remember them before areas add more
+    let walls: HashSet<(u32, u32)> = cdt
+        .undirected_edges()
+        .filter(|e| e.is_constraint_edge())
+        .map(|e| {
+            let [a, b] = e.vertices().map(|v| v.fix().index() as u32);
+            (a.min(b), a.max(b))
+        })
+        .collect();
+    for [a, b] in area_edges {
+        let before = cdt.num_constraints();
+        let added = cdt.try_add_constraint(FixedVertexHandle::from_index(a), FixedVertexHandle::from_index(b));
+        if added.is_empty() && cdt.num_constraints() == before && !cdt.exists_constraint(FixedVertexHandle::from_index(a), FixedVertexHandle::from_index(b)) {
+            dropped += 1;
+        }
+    }
+
+    // faces, and walkability by parity of walls crossed from the outside
+    let face_count = cdt.num_inner_faces();
+    let mut tris = Vec::with_capacity(face_count);
+    let mut adj: Vec<[Option<u32>; 3]> = Vec::with_capacity(face_count);
+    let mut wall: Vec<[bool; 3]> = Vec::with_capacity(face_count);
+    for face in cdt.inner_faces() {
+        let edges = face.adjacent_edges();
+        let mut t = [0u32; 3];
+        let mut n = [None; 3];
+        let mut w = [false; 3];
+        for (k, e) in edges.iter().enumerate() {
+            let a = e.from().fix().index() as u32;
+            let b = e.to().fix().index() as u32;
+            t[k] = a;
+            n[k] = e.rev().face().as_inner().map(|f| f.fix().index() as u32);
+            w[k] = walls.contains(&(a.min(b), a.max(b)));
+        }
+        tris.push(t);
+        adj.push(n);
+        wall.push(w);
+    }
+    // spade's inner face indices start at 1 (0 is the outer face)
+    let first = cdt.inner_faces().next().map_or(1, |f| f.fix().index() as u32);
+    for n in &mut adj {
+        for x in n.iter_mut() {
+            *x = x.map(|f| f - first);
+        }
+    }
+    let mut inside: Vec<Option<bool>> = vec![None; tris.len()];
+    let mut queue = VecDeque::new();
+    for t in 0..tris.len() {
+        for k in 0..3 {
+            if adj[t][k].is_none() && inside[t].is_none() {
+                inside[t] = Some(wall[t][k]);
+                queue.push_back(t as u32);
+            }
+        }
+    }
+    while let Some(t) = queue.pop_front() {
+        let here = inside[t as usize].expect("queued faces are classified");
+        for k in 0..3 {
+            if let Some(o) = adj[t as usize][k] {
+                if inside[o as usize].is_none() {
+                    inside[o as usize] = Some(here ^ wall[t as usize][k]);
+                    queue.push_back(o);
+                }
+            }
+        }
+    }
+
+    // keep walkable triangles, renumbered
+    let mut new_index = vec![u32::MAX; tris.len()];
+    let mut kept = Vec::new();
+    for t in 0..tris.len() {
+        if inside[t] == Some(true) {
+            new_index[t] = kept.len() as u32;
+            kept.push(t);
+        }
+    }
+    let points = table.points;
+    let mut out_tris = Vec::with_capacity(kept.len());
+    let mut neighbours = Vec::with_capacity(kept.len());
+    let mut tri_area = Vec::with_capacity(kept.len());
+    for &t in &kept {
+        out_tris.push(tris[t]);
+        let mut n = [None; 3];
+        for k in 0..3 {
+            n[k] = adj[t][k].and_then(|o| {
+                let i = new_index[o as usize];
+                (i != u32::MAX && !wall[t][k]).then_some(i)
+            });
+        }
+        neighbours.push(n);
+        let [a, b, c] = tris[t].map(|i| points[i as usize]);
+        let centroid = (a + b + c) / 3.0;
+        let mut kind = 0u16;
+        for (slot, (_, contours)) in outline.areas.iter().enumerate() {
+            if contains_even_odd(contours, centroid) {
+                kind = (slot + 1) as u16;
+            }
+        }
+        tri_area.push(kind);
+    }
+    Ok(Triangulated {
+        points,
+        tris: out_tris,
+        tri_area,
+        neighbours,
+        dropped,
+    })
+}
+
+/// Crossing-number point-in-polygon over several contours.
+fn contains_even_odd(contours: &[Vec<DVec2>], p: DVec2) -> bool {
+    let mut inside = false;
+    for c in contours {
+        let n = c.len();
+        for i in 0..n {
+            let (a, b) = (c[i], c[(i + 1) % n]);
+            if (a.y > p.y) != (b.y > p.y) {
+                let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+                if p.x < x {
+                    inside = !inside;
+                }
+            }
+        }
+    }
+    inside
+}
+
+impl Triangulated {
+    pub(crate) fn soup(&self) -> TriangleSoup {
+        TriangleSoup {
+            vertices: self.points.iter().map(|p| p.as_vec2()).collect(),
+            triangles: self.tris.clone(),
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! One error enum per stage: reading a level, baking it, querying a mesh, and
+//! loading or saving a baked file.
+
+use std::path::PathBuf;
+
+use glam::Vec2;
+
+/// Something is wrong with a level (JSON file, Moving AI map or in-memory [`crate::Level`]).
+///
+/// Every variant names where the problem is (`source` is a file path, or
+/// `<memory>` for levels built in code) and what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LevelError {
+    /// The file could not be read.
+    #[error("{source_name}: cannot read the file: {error}")]
+    Io {
+        /// The file.
+        source_name: String,
+        /// The operating system's reason.
+        #[source]
+        error: std::io::Error,
+    },
+    /// The JSON is not well formed or does not match the level schema.
+    #[error("{source_name}: line {line}, column {column}: {message}")]
+    Json {
+        /// The file.
+        source_name: String,
+        /// 1-based line of the problem.
+        line: usize,
+        /// 1-based column of the problem.
+        column: usize,
+        /// What serde_json found.
+        message: String,
+    },
+    /// A field holds a value the level cannot use.
+    #[error("{source_name}: {field}: {reason}")]
+    Field {
+        /// The file.
+        source_name: String,
+        /// Path of the field, e.g. `walkable[0][3]`.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A Moving AI `.map` file is malformed.
+    #[error("{source_name}:{line}: {reason}")]
+    Map {
+        /// The file.
+        source_name: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The level has no walkable area at all.
+    #[error("{source_name}: the level has no walkable area")]
+    Empty {
+        /// The file.
+        source_name: String,
+    },
+}
+
+/// The bake could not turn a level into a navigation mesh.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BakeError {
+    /// After obstacles, impassable areas and the agent radius, nothing walkable is left.
+    #[error("nothing walkable is left after subtracting obstacles and eroding by radius {radius}")]
+    NothingWalkable {
+        /// The agent radius used, world units.
+        radius: f32,
+    },
+    /// A configuration value is out of its documented range.
+    #[error("bake config: {field}: {reason}")]
+    Config {
+        /// The field of [`crate::BakeConfig`].
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The triangulation rejected the outline (non-finite or too large coordinates).
+    #[error("triangulation failed: {0}")]
+    Triangulation(String),
+    /// The level names an agent class it does not define.
+    #[error("no agent class named {0:?} in the level")]
+    UnknownAgent(String),
+}
+
+/// A path query could not be answered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// A coordinate is NaN or infinite.
+    #[error("{which} point ({x}, {y}) is not finite")]
+    NonFinite {
+        /// `start`, `goal` or `point`.
+        which: &'static str,
+        /// The x coordinate as given.
+        x: f32,
+        /// The y coordinate as given.
+        y: f32,
+    },
+    /// The point is not on the walkable mesh (inside an obstacle or outside the level).
+    #[error("{which} point {point} is not on the navigation mesh")]
+    OffMesh {
+        /// `start`, `goal` or `point`.
+        which: &'static str,
+        /// The point as given.
+        point: Vec2,
+    },
+    /// Start and goal are on different islands of walkable space.
+    #[error("the goal cannot be reached from the start (different connected components)")]
+    Unreachable,
+    /// The search was stopped by its expansion budget before it reached the goal
+    /// and no partial path was asked for.
+    #[error("the search ran out of its budget of {budget} expansions")]
+    BudgetExhausted {
+        /// The budget that ran out.
+        budget: u32,
+    },
+}
+
+/// A baked file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    /// The operating system refused to read or write the file.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The reason.
+        #[source]
+        error: std::io::Error,
+    },
+    /// The file is shorter than its header says.
+    #[error("baked file is truncated: {found} bytes, expected {expected}")]
+    Truncated {
+        /// Bytes the header promises.
+        expected: u64,
+        /// Bytes present.
+        found: u64,
+    },
+    /// The file does not start with the portalnav magic bytes.
+    #[error("not a portalnav baked file (bad magic bytes)")]
+    BadMagic,
+    /// The file was written by an incompatible version of portalnav.
+    #[error("baked file format version {found} is not supported (this build reads version {supported})")]
+    UnsupportedVersion {
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// The body does not match its checksum: the file is corrupted.
+    #[error("baked file is corrupted (checksum {found:#018x}, expected {expected:#018x})")]
+    Checksum {
+        /// Checksum stored in the header.
+        expected: u64,
+        /// Checksum of the body.
+        found: u64,
+    },
+    /// The body passed its checksum but does not decode or fails validation.
+    #[error("baked file body is invalid: {0}")]
+    Invalid(String),
+}

@@ -1,0 +1,249 @@
+//! Pure 2D math on [`glam::Vec2`]: orientation predicates, convex polygons,
+//! segments and bounding boxes. Nothing here knows about meshes.
+
+use glam::{DVec2, Vec2};
+
+/// Largest absolute coordinate a level may use, world units.
+///
+/// f32 keeps about 7 significant digits; at 2^20 the spacing between
+/// representable values is 1/8 of a unit, the coarsest we accept for a level.
+pub const MAX_COORD: f32 = 1_048_576.0;
+
+/// Twice the signed area of triangle `a b c` (positive when counter-clockwise).
+#[inline]
+#[must_use]
+pub fn orient(a: Vec2, b: Vec2, c: Vec2) -> f32 {
+    (b - a).perp_dot(c - a)
+}
+
+/// [`orient`] in f64, for the bake where exactness on grid coordinates matters.
+#[inline]
+#[must_use]
+pub fn orient_f64(a: DVec2, b: DVec2, c: DVec2) -> f64 {
+    (b - a).perp_dot(c - a)
+}
+
+/// Signed area of a closed polygon (positive when counter-clockwise), accumulated in f64.
+#[must_use]
+pub fn signed_area(points: &[Vec2]) -> f64 {
+    let n = points.len();
+    let mut twice = 0.0f64;
+    for i in 0..n {
+        let a = points[i].as_dvec2();
+        let b = points[(i + 1) % n].as_dvec2();
+        twice += a.perp_dot(b);
+    }
+    twice * 0.5
+}
+
+/// True when `p` lies inside or on the boundary of the convex CCW polygon `poly`,
+/// allowing `eps` (world units times edge length) of slack on each edge.
+#[inline]
+#[must_use]
+pub fn convex_contains(poly: &[Vec2], p: Vec2, eps: f32) -> bool {
+    let n = poly.len();
+    let mut prev = poly[n - 1];
+    for &cur in poly {
+        let edge = cur - prev;
+        if edge.perp_dot(p - prev) < -eps * edge.length() {
+            return false;
+        }
+        prev = cur;
+    }
+    true
+}
+
+/// The point of segment `a b` closest to `p`.
+#[inline]
+#[must_use]
+pub fn closest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    if len2 <= 0.0 {
+        return a;
+    }
+    let t = ((p - a).dot(ab) / len2).clamp(0.0, 1.0);
+    a + ab * t
+}
+
+/// The point `q` on segment `a b` that minimises `|p - q| + |q - g|`: where a
+/// taut string from `p` to `g` would cross the segment.
+///
+/// When `p` and `g` lie on the same side of the line, `g` is mirrored across it
+/// first; the sum is convex along the segment, so clamping the unconstrained
+/// minimum to the segment gives the constrained one.
+#[inline]
+#[must_use]
+pub fn taut_point_on_segment(a: Vec2, b: Vec2, p: Vec2, g: Vec2) -> Vec2 {
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    if len2 <= 0.0 {
+        return a;
+    }
+    let dp = ab.perp_dot(p - a);
+    let mut dg = ab.perp_dot(g - a);
+    let mut g2 = g;
+    if (dp > 0.0) == (dg > 0.0) && dg != 0.0 {
+        // mirror g across the line through a, b
+        let t = (g - a).dot(ab) / len2;
+        let foot = a + ab * t;
+        g2 = foot * 2.0 - g;
+        dg = -dg;
+    }
+    let denom = dp - dg;
+    let t = if denom.abs() > f32::EPSILON * (dp.abs() + dg.abs()) {
+        // point on p->g2 where the signed distance to the line is zero
+        let s = dp / denom;
+        let x = p + (g2 - p) * s;
+        (x - a).dot(ab) / len2
+    } else {
+        // p and g2 both on the line: pick the projection of p
+        (p - a).dot(ab) / len2
+    };
+    a + ab * t.clamp(0.0, 1.0)
+}
+
+/// Intersection parameters of segments `p0 p1` and `q0 q1` when they properly
+/// cross or touch; `None` when they are parallel or miss each other.
+#[must_use]
+pub fn segment_intersection(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> Option<(f32, f32)> {
+    let r = p1 - p0;
+    let s = q1 - q0;
+    let denom = r.perp_dot(s);
+    if denom == 0.0 {
+        return None;
+    }
+    let qp = q0 - p0;
+    let t = qp.perp_dot(s) / denom;
+    let u = qp.perp_dot(r) / denom;
+    if (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u) {
+        Some((t, u))
+    } else {
+        None
+    }
+}
+
+/// True when two segments share a point other than a common endpoint, in exact
+/// f64 arithmetic (used to reject self-intersecting level polygons).
+#[must_use]
+pub fn segments_cross(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> bool {
+    let d1 = orient_f64(b0, b1, a0);
+    let d2 = orient_f64(b0, b1, a1);
+    let d3 = orient_f64(a0, a1, b0);
+    let d4 = orient_f64(a0, a1, b1);
+    if ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0))
+        && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0))
+    {
+        return true;
+    }
+    let on = |p: DVec2, q0: DVec2, q1: DVec2, d: f64| {
+        d == 0.0
+            && p != q0
+            && p != q1
+            && p.x >= q0.x.min(q1.x)
+            && p.x <= q0.x.max(q1.x)
+            && p.y >= q0.y.min(q1.y)
+            && p.y <= q0.y.max(q1.y)
+    };
+    on(a0, b0, b1, d1) || on(a1, b0, b1, d2) || on(b0, a0, a1, d3) || on(b1, a0, a1, d4)
+}
+
+/// An axis-aligned bounding box.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Aabb {
+    /// Smallest corner.
+    pub min: Vec2,
+    /// Largest corner.
+    pub max: Vec2,
+}
+
+impl Aabb {
+    /// A box that contains nothing; growing it by a point gives that point's box.
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec2::splat(f32::INFINITY),
+        max: Vec2::splat(f32::NEG_INFINITY),
+    };
+
+    /// The box around `points`.
+    #[must_use]
+    pub fn from_points(points: &[Vec2]) -> Aabb {
+        points.iter().fold(Aabb::EMPTY, |b, &p| b.grown(p))
+    }
+
+    /// This box grown to contain `p`.
+    #[must_use]
+    pub fn grown(self, p: Vec2) -> Aabb {
+        Aabb {
+            min: self.min.min(p),
+            max: self.max.max(p),
+        }
+    }
+
+    /// The union of two boxes.
+    #[must_use]
+    pub fn union(self, other: Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+
+    /// True when the box contains nothing.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.min.x > self.max.x || self.min.y > self.max.y
+    }
+
+    /// Width and height.
+    #[must_use]
+    pub fn size(&self) -> Vec2 {
+        self.max - self.min
+    }
+
+    /// Squared distance from `p` to the box (0 inside).
+    #[must_use]
+    pub fn distance_squared(&self, p: Vec2) -> f32 {
+        let d = (self.min - p).max(p - self.max).max(Vec2::ZERO);
+        d.length_squared()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::vec2;
+
+    #[test]
+    fn orientation_and_area() {
+        let sq = [vec2(0., 0.), vec2(2., 0.), vec2(2., 2.), vec2(0., 2.)];
+        assert_eq!(signed_area(&sq), 4.0);
+        let rev: Vec<Vec2> = sq.iter().rev().copied().collect();
+        assert_eq!(signed_area(&rev), -4.0);
+        assert!(orient(sq[0], sq[1], sq[2]) > 0.0);
+        assert!(convex_contains(&sq, vec2(1., 1.), 0.0));
+        assert!(convex_contains(&sq, vec2(2., 1.), 0.0), "boundary counts");
+        assert!(!convex_contains(&sq, vec2(2.1, 1.), 0.0));
+    }
+
+    #[test]
+    fn taut_point_crosses_or_clamps() {
+        // p and g on opposite sides: the straight line crosses at x = 1
+        let q = taut_point_on_segment(vec2(0., 0.), vec2(4., 0.), vec2(1., -1.), vec2(1., 1.));
+        assert!((q - vec2(1., 0.)).length() < 1e-6);
+        // line misses the segment: clamp to the nearer end
+        let q = taut_point_on_segment(vec2(0., 0.), vec2(1., 0.), vec2(3., -1.), vec2(3., 1.));
+        assert_eq!(q, vec2(1., 0.));
+        // same side: mirror g, so the string bounces at x = 2
+        let q = taut_point_on_segment(vec2(0., 0.), vec2(4., 0.), vec2(1., 1.), vec2(3., 1.));
+        assert!((q - vec2(2., 0.)).length() < 1e-6);
+    }
+
+    #[test]
+    fn crossing_segments() {
+        let d = |x: f64, y: f64| DVec2::new(x, y);
+        assert!(segments_cross(d(0., 0.), d(2., 2.), d(0., 2.), d(2., 0.)));
+        assert!(!segments_cross(d(0., 0.), d(1., 0.), d(1., 0.), d(2., 1.)), "shared endpoint");
+        assert!(segments_cross(d(0., 0.), d(2., 0.), d(1., 0.), d(1., 1.)), "T junction");
+        assert!(!segments_cross(d(0., 0.), d(1., 0.), d(0., 1.), d(1., 1.)));
+    }
+}

@@ -1,0 +1,18 @@
+//! portalnav: hierarchical 2D navigation for real-time strategy and MOBA games.
+//!
+//! Walkable space (JSON level polygons or Moving AI grid maps) is baked into
+//! convex regions linked by portals; queries run A* over the portals and pull
+//! the path taut across them.
+
+#![warn(missing_docs)]
+
+pub mod bake;
+mod error;
+pub mod geometry;
+mod level;
+mod mesh;
+
+pub use bake::{BakeConfig, TriangleSoup};
+pub use error::{BakeError, FileError, LevelError, QueryError};
+pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
+pub use mesh::{AreaKind, BakeStats, NavMesh, Portal, PortalId, Region, RegionId, ValidationError};

@@ -1,0 +1,135 @@
+//! Point location: a uniform grid over the mesh bounds whose cells list the
+//! regions whose bounding boxes overlap them.
+
+use glam::Vec2;
+
+use super::{MeshData, NavMesh};
+use crate::geometry::{self, Aabb};
+
+/// Slack allowed when testing whether a point lies in a region, world units.
+/// Points on a shared edge are then found in one of its regions despite f32
+/// rounding of coordinates up to about 10^4.
+pub(crate) const LOCATE_EPS: f32 = 1e-4;
+
+/// Uniform grid of region candidates.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Locator {
+    origin: Vec2,
+    inv_cell: f32,
+    cols: u32,
+    rows: u32,
+    /// CSR: regions of cell c are `items[starts[c]..starts[c+1]]`.
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Locator {
+    pub(crate) fn build(data: &MeshData, bounds: Aabb) -> Locator {
+        let n = data.regions.len();
+        if n == 0 || bounds.is_empty() {
+            return Locator::default();
+        }
+        let size = bounds.size().max(Vec2::splat(1e-3));
+        // about one cell per region, square cells
+        let cell = ((size.x * size.y) / n as f32).sqrt().max(1e-3);
+        let cols = ((size.x / cell).ceil() as u32).clamp(1, 4096);
+        let rows = ((size.y / cell).ceil() as u32).clamp(1, 4096);
+        let inv_cell = (cols as f32 / size.x).min(rows as f32 / size.y);
+        let mut loc = Locator {
+            origin: bounds.min,
+            inv_cell,
+            cols,
+            rows,
+            starts: Vec::new(),
+            items: Vec::new(),
+        };
+        let cells = (cols * rows) as usize;
+        let mut counts = vec![0u32; cells + 1];
+        let ranges: Vec<(u32, u32, u32, u32)> = data
+            .regions
+            .values()
+            .map(|r| {
+                let b = Aabb::from_points(&r.vertices);
+                let (x0, y0) = loc.cell_of(b.min);
+                let (x1, y1) = loc.cell_of(b.max);
+                (x0, y0, x1, y1)
+            })
+            .collect();
+        for &(x0, y0, x1, y1) in &ranges {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    counts[(y * cols + x) as usize + 1] += 1;
+                }
+            }
+        }
+        for c in 0..cells {
+            counts[c + 1] += counts[c];
+        }
+        let mut fill = counts.clone();
+        let mut items = vec![0u32; counts[cells] as usize];
+        for (r, &(x0, y0, x1, y1)) in ranges.iter().enumerate() {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let c = (y * cols + x) as usize;
+                    items[fill[c] as usize] = r as u32;
+                    fill[c] += 1;
+                }
+            }
+        }
+        loc.starts = counts;
+        loc.items = items;
+        loc
+    }
+
+    #[inline]
+    fn cell_of(&self, p: Vec2) -> (u32, u32) {
+        let c = ((p - self.origin) * self.inv_cell).max(Vec2::ZERO);
+        (
+            (c.x as u32).min(self.cols.saturating_sub(1)),
+            (c.y as u32).min(self.rows.saturating_sub(1)),
+        )
+    }
+
+    /// Dense index of a region containing `p`.
+    pub(crate) fn locate(&self, mesh: &NavMesh, p: Vec2) -> Option<u32> {
+        if self.starts.is_empty() {
+            return None;
+        }
+        let local = (p - self.origin) * self.inv_cell;
+        let slack = LOCATE_EPS * self.inv_cell;
+        if local.x < -slack
+            || local.y < -slack
+            || local.x > self.cols as f32 + slack
+            || local.y > self.rows as f32 + slack
+        {
+            return None;
+        }
+        let (x, y) = self.cell_of(p);
+        let c = (y * self.cols + x) as usize;
+        let candidates = &self.items[self.starts[c] as usize..self.starts[c + 1] as usize];
+        candidates.iter().copied().find(|&r| {
+            let key = mesh.tables.region_keys[r as usize];
+            mesh.data.regions.get(key).is_some_and(|region| {
+                region.vertices.len() >= 3
+                    && geometry::convex_contains(&region.vertices, p, LOCATE_EPS)
+            })
+        })
+    }
+
+    /// Dense indices of the regions listed in the cells that the box `b` covers
+    /// (may repeat a region); used by nearest-point searches.
+    pub(crate) fn candidates_in(&self, b: Aabb, out: &mut Vec<u32>) {
+        out.clear();
+        if self.starts.is_empty() {
+            return;
+        }
+        let (x0, y0) = self.cell_of(b.min);
+        let (x1, y1) = self.cell_of(b.max);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let c = (y * self.cols + x) as usize;
+                out.extend_from_slice(&self.items[self.starts[c] as usize..self.starts[c + 1] as usize]);
+            }
+        }
+    }
+}

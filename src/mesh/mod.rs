@@ -1,0 +1,386 @@
+//! The baked data: convex regions linked by portals, their connected
+//! components and a point locator. Built by [`crate::bake`], read by
+//! [`crate::query`]; immutable, `Send + Sync`.
+
+mod locator;
+mod validate;
+
+pub use validate::ValidationError;
+
+use glam::Vec2;
+use serde::{Deserialize, Serialize};
+use slotmap::{new_key_type, SlotMap};
+
+use crate::geometry::Aabb;
+use crate::level::NavPoint;
+pub(crate) use locator::Locator;
+
+new_key_type! {
+    /// Stable key of a [`Region`]; stale keys are detected by the slot map's version.
+    pub struct RegionId;
+    /// Stable key of a [`Portal`].
+    pub struct PortalId;
+}
+
+/// A convex, counter-clockwise polygon of walkable space with one movement cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Region {
+    pub(crate) vertices: Vec<Vec2>,
+    /// Per edge `i` (from `vertices[i]` to `vertices[i + 1]`): the portal across it, if any.
+    pub(crate) portals: Vec<Option<PortalId>>,
+    pub(crate) area: u16,
+    pub(crate) component: u32,
+    pub(crate) index: u32,
+}
+
+impl Region {
+    /// Corners, counter-clockwise.
+    #[must_use]
+    pub fn vertices(&self) -> &[Vec2] {
+        &self.vertices
+    }
+
+    /// Per edge `i` (from corner `i` to corner `i + 1`), the portal across it;
+    /// `None` for walls.
+    #[must_use]
+    pub fn edge_portals(&self) -> &[Option<PortalId>] {
+        &self.portals
+    }
+
+    /// Index into [`NavMesh::areas`] of this region's area kind (0 is plain ground).
+    #[must_use]
+    pub fn area(&self) -> u16 {
+        self.area
+    }
+
+    /// Connected component; regions of different components cannot reach each other.
+    #[must_use]
+    pub fn component(&self) -> u32 {
+        self.component
+    }
+
+    /// Dense index of the region, `0..region_count()`.
+    #[must_use]
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// Area in square world units.
+    #[must_use]
+    pub fn area_size(&self) -> f64 {
+        crate::geometry::signed_area(&self.vertices)
+    }
+
+    /// Mean of the corners.
+    #[must_use]
+    pub fn centroid(&self) -> Vec2 {
+        self.vertices.iter().copied().sum::<Vec2>() / self.vertices.len() as f32
+    }
+}
+
+/// The shared edge of two regions.
+///
+/// Seen from `regions()[0]` looking into `regions()[1]`, `left()` is on the
+/// left hand and `right()` on the right.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Portal {
+    pub(crate) regions: [RegionId; 2],
+    pub(crate) left: Vec2,
+    pub(crate) right: Vec2,
+    pub(crate) index: u32,
+}
+
+impl Portal {
+    /// The two regions; crossing goes from the first to the second for `left`/`right`.
+    #[must_use]
+    pub fn regions(&self) -> [RegionId; 2] {
+        self.regions
+    }
+
+    /// Left end seen crossing from `regions()[0]` to `regions()[1]`.
+    #[must_use]
+    pub fn left(&self) -> Vec2 {
+        self.left
+    }
+
+    /// Right end seen crossing from `regions()[0]` to `regions()[1]`.
+    #[must_use]
+    pub fn right(&self) -> Vec2 {
+        self.right
+    }
+
+    /// Length of the shared edge, world units.
+    #[must_use]
+    pub fn width(&self) -> f32 {
+        self.left.distance(self.right)
+    }
+
+    /// Dense index of the portal, `0..portal_count()`.
+    #[must_use]
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+}
+
+/// An area kind with its cost multiplier (index 0 is plain ground, cost 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AreaKind {
+    /// Name from the level file.
+    pub kind: String,
+    /// Cost multiplier per world unit walked (> 0).
+    pub cost: f32,
+}
+
+/// Figures about one bake, kept in the baked file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BakeStats {
+    /// Walkable triangles of the constrained Delaunay triangulation.
+    pub triangles: u32,
+    /// Convex regions after merging.
+    pub regions: u32,
+    /// Portals between regions.
+    pub portals: u32,
+    /// Connected components.
+    pub components: u32,
+    /// Constraint edges the triangulation had to drop (crossing inputs).
+    pub dropped_constraints: u32,
+    /// Walkable area in square world units.
+    pub walkable_area: f64,
+    /// Wall-clock milliseconds of the bake (not part of the bit-identical contract).
+    pub bake_ms: f64,
+}
+
+/// What the baked file stores: the regions, portals and everything a query needs
+/// that cannot be cheaply derived.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct MeshData {
+    pub name: String,
+    pub agent_radius: f32,
+    pub regions: SlotMap<RegionId, Region>,
+    pub portals: SlotMap<PortalId, Portal>,
+    pub areas: Vec<AreaKind>,
+    pub nav_points: Vec<NavPoint>,
+    pub stats: BakeStats,
+}
+
+/// Dense tables derived from [`MeshData`] when a mesh is built or loaded: the
+/// search reads these, never the slot maps.
+#[derive(Debug, Clone)]
+pub(crate) struct Tables {
+    pub region_keys: Vec<RegionId>,
+    pub portal_keys: Vec<PortalId>,
+    /// CSR: portals of region r are `region_portals[region_start[r]..region_start[r+1]]`.
+    pub region_start: Vec<u32>,
+    pub region_portals: Vec<u32>,
+    /// Dense region indices of each portal, as in [`Portal::regions`].
+    pub portal_regions: Vec<[u32; 2]>,
+    /// `[left, right]` of each portal, as in [`Portal::left`].
+    pub portal_ends: Vec<[Vec2; 2]>,
+    pub region_cost: Vec<f32>,
+    pub region_component: Vec<u32>,
+    pub min_cost: f32,
+    pub bounds: Aabb,
+}
+
+/// A baked navigation mesh: convex regions linked by portals.
+///
+/// Bake it once with [`NavMesh::bake`] (or load a baked file with
+/// [`NavMesh::load`]) and share it between threads; each thread queries it
+/// through its own [`crate::NavQuery`].
+#[derive(Debug, Clone)]
+pub struct NavMesh {
+    pub(crate) data: MeshData,
+    pub(crate) tables: Tables,
+    pub(crate) locator: Locator,
+}
+
+impl NavMesh {
+    /// Wraps baked data, deriving the search tables and the point locator.
+    pub(crate) fn from_data(data: MeshData) -> NavMesh {
+        let tables = Tables::build(&data);
+        let locator = Locator::build(&data, tables.bounds);
+        NavMesh {
+            data,
+            tables,
+            locator,
+        }
+    }
+
+    /// Name of the level it was baked from.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.data.name
+    }
+
+    /// Agent radius it was baked for, world units.
+    #[must_use]
+    pub fn agent_radius(&self) -> f32 {
+        self.data.agent_radius
+    }
+
+    /// Number of regions.
+    #[must_use]
+    pub fn region_count(&self) -> usize {
+        self.data.regions.len()
+    }
+
+    /// Number of portals.
+    #[must_use]
+    pub fn portal_count(&self) -> usize {
+        self.data.portals.len()
+    }
+
+    /// The region with this key, or `None` for a stale or foreign key.
+    #[must_use]
+    pub fn region(&self, id: RegionId) -> Option<&Region> {
+        self.data.regions.get(id)
+    }
+
+    /// The portal with this key, or `None` for a stale or foreign key.
+    #[must_use]
+    pub fn portal(&self, id: PortalId) -> Option<&Portal> {
+        self.data.portals.get(id)
+    }
+
+    /// All regions with their keys, in dense index order.
+    pub fn regions(&self) -> impl ExactSizeIterator<Item = (RegionId, &Region)> + '_ {
+        self.data.regions.iter()
+    }
+
+    /// All portals with their keys, in dense index order.
+    pub fn portals(&self) -> impl ExactSizeIterator<Item = (PortalId, &Portal)> + '_ {
+        self.data.portals.iter()
+    }
+
+    /// Key of the region with dense index `index`.
+    #[must_use]
+    pub fn region_key(&self, index: u32) -> Option<RegionId> {
+        self.tables.region_keys.get(index as usize).copied()
+    }
+
+    /// Area kinds; [`Region::area`] indexes this list.
+    #[must_use]
+    pub fn areas(&self) -> &[AreaKind] {
+        &self.data.areas
+    }
+
+    /// Cost multiplier of a region (its area kind's cost).
+    #[must_use]
+    pub fn region_cost(&self, id: RegionId) -> Option<f32> {
+        self.region(id).map(|r| self.tables.region_cost[r.index as usize])
+    }
+
+    /// Designer nav points carried over from the level.
+    #[must_use]
+    pub fn nav_points(&self) -> &[NavPoint] {
+        &self.data.nav_points
+    }
+
+    /// Figures from the bake.
+    #[must_use]
+    pub fn stats(&self) -> &BakeStats {
+        &self.data.stats
+    }
+
+    /// Number of connected components.
+    #[must_use]
+    pub fn component_count(&self) -> u32 {
+        self.data.stats.components
+    }
+
+    /// Bounding box of all regions.
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        self.tables.bounds
+    }
+
+    /// The region containing `p` (on an edge: one of the regions sharing it),
+    /// found through a uniform grid over region bounds in near-constant time.
+    #[must_use]
+    pub fn locate(&self, p: Vec2) -> Option<RegionId> {
+        if !p.is_finite() {
+            return None;
+        }
+        self.locator
+            .locate(self, p)
+            .map(|r| self.tables.region_keys[r as usize])
+    }
+
+    /// The region graph as a petgraph graph: one node per region (weight: its
+    /// key), one edge per portal (weight: its key). Used by tools and test oracles.
+    #[must_use]
+    pub fn region_graph(&self) -> petgraph::graph::UnGraph<RegionId, PortalId> {
+        let mut g = petgraph::graph::UnGraph::with_capacity(self.region_count(), self.portal_count());
+        for (key, _) in self.regions() {
+            g.add_node(key);
+        }
+        for (key, p) in self.portals() {
+            let [a, b] = self.tables.portal_regions[p.index as usize];
+            g.add_edge(
+                petgraph::graph::NodeIndex::new(a as usize),
+                petgraph::graph::NodeIndex::new(b as usize),
+                key,
+            );
+        }
+        g
+    }
+}
+
+impl Tables {
+    pub(crate) fn build(data: &MeshData) -> Tables {
+        let region_keys: Vec<RegionId> = data.regions.keys().collect();
+        let portal_keys: Vec<PortalId> = data.portals.keys().collect();
+        let mut region_start = Vec::with_capacity(region_keys.len() + 1);
+        let mut region_portals = Vec::new();
+        let mut region_cost = Vec::with_capacity(region_keys.len());
+        let mut region_component = Vec::with_capacity(region_keys.len());
+        let mut bounds = Aabb::EMPTY;
+        let mut min_cost = f32::INFINITY;
+        for region in data.regions.values() {
+            region_start.push(region_portals.len() as u32);
+            for p in region.portals.iter().flatten() {
+                if let Some(portal) = data.portals.get(*p) {
+                    region_portals.push(portal.index);
+                }
+            }
+            let cost = data.areas.get(region.area as usize).map_or(1.0, |a| a.cost);
+            min_cost = min_cost.min(cost);
+            region_cost.push(cost);
+            region_component.push(region.component);
+            bounds = bounds.union(Aabb::from_points(&region.vertices));
+        }
+        region_start.push(region_portals.len() as u32);
+        let index_of = |k: RegionId| data.regions.get(k).map_or(u32::MAX, |r| r.index);
+        let portal_regions = data
+            .portals
+            .values()
+            .map(|p| [index_of(p.regions[0]), index_of(p.regions[1])])
+            .collect();
+        let portal_ends = data.portals.values().map(|p| [p.left, p.right]).collect();
+        Tables {
+            region_keys,
+            portal_keys,
+            region_start,
+            region_portals,
+            portal_regions,
+            portal_ends,
+            region_cost,
+            region_component,
+            min_cost: if min_cost.is_finite() { min_cost } else { 1.0 },
+            bounds,
+        }
+    }
+
+    /// Dense portal indices of dense region `r`.
+    #[inline]
+    pub(crate) fn portals_of(&self, r: u32) -> &[u32] {
+        let r = r as usize;
+        &self.region_portals[self.region_start[r] as usize..self.region_start[r + 1] as usize]
+    }
+}
+
+// Compile-time check of the threading contract.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<NavMesh>();
+};

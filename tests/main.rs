@@ -1,0 +1,5 @@
+//! Integration tests, one binary.
+
+mod common;
+
+mod bake_maps;
