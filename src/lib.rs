@@ -11,8 +11,11 @@ mod error;
 pub mod geometry;
 mod level;
 mod mesh;
+mod query;
+pub mod search;
 
 pub use bake::{BakeConfig, TriangleSoup};
 pub use error::{BakeError, FileError, LevelError, QueryError};
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
+pub use query::{NavQuery, Path, PathStatus, QueryFilter, RaycastHit, DEFAULT_MAX_EXPANSIONS};
 pub use mesh::{AreaKind, BakeStats, NavMesh, Portal, PortalId, Region, RegionId, ValidationError};

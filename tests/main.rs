@@ -3,3 +3,4 @@
 mod common;
 
 mod bake_maps;
+mod scenarios;

@@ -31,7 +31,31 @@ fn edge_at(poly: &[u32], a: u32, b: u32) -> Option<usize> {
     (0..n).find(|&i| poly[i] == a && poly[(i + 1) % n] == b)
 }
 
+/// The order in which interior edges are offered for removal.
+#[derive(Clone, Copy)]
+enum Order {
+    LongestFirst,
+    ShortestFirst,
+    Triangulation,
+}
+
+/// Merges with three removal orders and keeps the partition with the fewest
+/// polygons. No order wins everywhere: longest-first suits rooms and open
+/// fields, shortest-first the staircase outlines of diagonal walls (Aurora:
+/// 18,109 regions longest-first, 15,450 shortest-first). Ties go to the
+/// earlier order, so the result is deterministic.
 pub(crate) fn merge(tri: &Triangulated) -> Vec<MergedPolygon> {
+    let mut best: Option<Vec<MergedPolygon>> = None;
+    for order in [Order::LongestFirst, Order::ShortestFirst, Order::Triangulation] {
+        let polys = merge_in_order(tri, order);
+        if best.as_ref().is_none_or(|b| polys.len() < b.len()) {
+            best = Some(polys);
+        }
+    }
+    best.expect("three orders were tried")
+}
+
+fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
     let pts: &[DVec2] = &tri.points;
     let n = tri.tris.len();
     let mut polys: Vec<Vec<u32>> = tri.tris.iter().map(|t| t.to_vec()).collect();
@@ -51,9 +75,13 @@ pub(crate) fn merge(tri: &Triangulated) -> Vec<MergedPolygon> {
             }
         }
     }
-    // longest first; ties broken by the vertex ids so the bake is deterministic
-    diagonals.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
-
+    // ties broken by the vertex ids so the bake is deterministic
+    let by_ids = |x: &(f64, u32, u32, u32, u32), y: &(f64, u32, u32, u32, u32)| (x.1, x.2).cmp(&(y.1, y.2));
+    match order {
+        Order::LongestFirst => diagonals.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(by_ids(x, y))),
+        Order::ShortestFirst => diagonals.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(by_ids(x, y))),
+        Order::Triangulation => {}
+    }
     for &(_, a, b, t, u) in &diagonals {
         let pa = find(&mut parent, t);
         let pb = find(&mut parent, u);

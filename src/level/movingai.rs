@@ -32,6 +32,9 @@ pub struct Scenario {
     pub goal: (u32, u32),
     /// Optimal 8-connected length without corner cutting.
     pub optimal: f64,
+    /// Half a unit of the optimum's last printed digit, at least 1e-3: how
+    /// closely a length can be compared with it.
+    pub tolerance: f64,
 }
 
 impl Scenario {
@@ -77,9 +80,10 @@ impl Scenario {
             if line.trim().is_empty() || (i == 0 && line.starts_with("version")) {
                 continue;
             }
-            let cols: Vec<&str> = line.split('\t').collect();
+            // the benchmark sets separate columns by tabs or by spaces
+            let cols: Vec<&str> = line.split_whitespace().collect();
             if cols.len() < 9 {
-                return Err(err(i + 1, format!("expected 9 tab-separated columns, found {}", cols.len())));
+                return Err(err(i + 1, format!("expected 9 columns, found {}", cols.len())));
             }
             let num = |k: usize, what: &str| -> Result<u32, LevelError> {
                 cols[k]
@@ -94,7 +98,10 @@ impl Scenario {
             if !optimal.is_finite() || optimal < 0.0 {
                 return Err(err(i + 1, format!("optimal length {optimal} is out of range")));
             }
+            let decimals = cols[8].trim().split_once('.').map_or(0, |(_, f)| f.len());
+            let tolerance = (0.5 * 10f64.powi(-(decimals as i32))).max(1e-3);
             out.push(Scenario {
+                tolerance,
                 bucket: num(0, "bucket")?,
                 start: (num(4, "start x")?, num(5, "start y")?),
                 goal: (num(6, "goal x")?, num(7, "goal y")?),

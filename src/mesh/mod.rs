@@ -168,7 +168,6 @@ pub(crate) struct MeshData {
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {
     pub region_keys: Vec<RegionId>,
-    pub portal_keys: Vec<PortalId>,
     /// CSR: portals of region r are `region_portals[region_start[r]..region_start[r+1]]`.
     pub region_start: Vec<u32>,
     pub region_portals: Vec<u32>,
@@ -329,7 +328,6 @@ impl NavMesh {
 impl Tables {
     pub(crate) fn build(data: &MeshData) -> Tables {
         let region_keys: Vec<RegionId> = data.regions.keys().collect();
-        let portal_keys: Vec<PortalId> = data.portals.keys().collect();
         let mut region_start = Vec::with_capacity(region_keys.len() + 1);
         let mut region_portals = Vec::new();
         let mut region_cost = Vec::with_capacity(region_keys.len());
@@ -359,7 +357,6 @@ impl Tables {
         let portal_ends = data.portals.values().map(|p| [p.left, p.right]).collect();
         Tables {
             region_keys,
-            portal_keys,
             region_start,
             region_portals,
             portal_regions,

@@ -29,3 +29,97 @@ pub fn shared_maps() -> Vec<String> {
     names.sort();
     names
 }
+
+/// An independent reading of a Moving AI map for checking paths: free cells
+/// only, parsed here rather than by the library.
+pub struct CheckGrid {
+    pub width: i64,
+    pub height: i64,
+    free: Vec<bool>,
+}
+
+impl CheckGrid {
+    pub fn load(path: &std::path::Path) -> CheckGrid {
+        let text = std::fs::read_to_string(path).unwrap();
+        let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+        let num = |key: &str| -> i64 {
+            let line = lines.iter().find(|l| l.starts_with(key)).unwrap();
+            line[key.len()..].trim().parse().unwrap()
+        };
+        let (width, height) = (num("width"), num("height"));
+        let start = lines.iter().position(|l| *l == "map").unwrap() + 1;
+        let mut free = Vec::new();
+        for row in &lines[start..start + height as usize] {
+            free.extend(row.bytes().map(|c| matches!(c, b'.' | b'G' | b'S')));
+        }
+        CheckGrid { width, height, free }
+    }
+
+    pub fn free(&self, x: i64, y: i64) -> bool {
+        x >= 0 && y >= 0 && x < self.width && y < self.height && self.free[(y * self.width + x) as usize]
+    }
+
+    /// Why the segment leaves free space, if it does: it enters a blocked
+    /// cell's interior, or passes through a grid corner between two free cells
+    /// that touch only there.
+    pub fn segment_problem(&self, p: glam::Vec2, q: glam::Vec2) -> Option<String> {
+        const EPS: f64 = 1e-4;
+        let (p, q) = (p.as_dvec2(), q.as_dvec2());
+        let d = q - p;
+        let mut ts = vec![0.0, 1.0];
+        for axis in 0..2 {
+            let (a, b) = if axis == 0 { (p.x, q.x) } else { (p.y, q.y) };
+            if (b - a).abs() < 1e-12 {
+                continue;
+            }
+            let (lo, hi) = (a.min(b).ceil() as i64, a.max(b).floor() as i64);
+            for k in lo..=hi {
+                let t = (k as f64 - a) / (b - a);
+                if t > 0.0 && t < 1.0 {
+                    ts.push(t);
+                }
+            }
+        }
+        ts.sort_by(f64::total_cmp);
+        for w in ts.windows(2) {
+            if w[1] - w[0] < 1e-9 {
+                continue;
+            }
+            let m = p + d * ((w[0] + w[1]) * 0.5);
+            let on_x = (m.x - m.x.round()).abs() < EPS;
+            let on_y = (m.y - m.y.round()).abs() < EPS;
+            let ok = match (on_x, on_y) {
+                (false, false) => self.free(m.x.floor() as i64, m.y.floor() as i64),
+                (true, false) => {
+                    let (x, y) = (m.x.round() as i64, m.y.floor() as i64);
+                    self.free(x - 1, y) || self.free(x, y)
+                }
+                (false, true) => {
+                    let (x, y) = (m.x.floor() as i64, m.y.round() as i64);
+                    self.free(x, y - 1) || self.free(x, y)
+                }
+                (true, true) => true,
+            };
+            if !ok {
+                return Some(format!("enters a blocked cell near ({:.3}, {:.3})", m.x, m.y));
+            }
+        }
+        // crossings of grid corners: the cells just before and after must not
+        // be a diagonal pair whose other two cells are both blocked
+        for &t in &ts[1..ts.len() - 1] {
+            let c = p + d * t;
+            if (c.x - c.x.round()).abs() < EPS && (c.y - c.y.round()).abs() < EPS && d.x != 0.0 && d.y != 0.0 {
+                let (x, y) = (c.x.round() as i64, c.y.round() as i64);
+                let before = (if d.x > 0.0 { x - 1 } else { x }, if d.y > 0.0 { y - 1 } else { y });
+                let after = (if d.x > 0.0 { x } else { x - 1 }, if d.y > 0.0 { y } else { y - 1 });
+                let side1 = (after.0, before.1);
+                let side2 = (before.0, after.1);
+                if !self.free(side1.0, side1.1) && !self.free(side2.0, side2.1) {
+                    return Some(format!("squeezes between blocked cells at corner ({x}, {y})"));
+                }
+            }
+        }
+        None
+    }
+}
+

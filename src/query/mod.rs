@@ -1,0 +1,354 @@
+//! The runtime side: [`NavQuery`] answers path, locate, nearest-point and
+//! raycast queries over a shared [`NavMesh`]. Never imports the bake.
+
+mod funnel;
+
+use glam::Vec2;
+
+use crate::error::QueryError;
+use crate::geometry::{self, Aabb};
+use crate::mesh::{NavMesh, RegionId};
+use crate::search::{astar, PortalGraph, SearchContext, SearchOutcome};
+
+/// Default expansion budget of a [`NavQuery`]: enough for any path on a
+/// 4096 x 4096 map's mesh; a game with a frame budget sets its own.
+pub const DEFAULT_MAX_EXPANSIONS: u32 = 1 << 22;
+
+/// What a query may use, and how to treat points just off the mesh.
+///
+/// Small and `Copy`: pass a different one per unit type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryFilter {
+    /// Bit `k` set: regions of area kind `k` ([`NavMesh::areas`]) may not be entered.
+    pub excluded_areas: u64,
+    /// A start or goal off the mesh is moved to the nearest walkable point
+    /// within this distance, world units (0 = never snap).
+    pub snap_distance: f32,
+    /// When the expansion budget runs out, answer with the path to the
+    /// explored point nearest the goal ([`PathStatus::Partial`]) instead of
+    /// [`QueryError::BudgetExhausted`].
+    pub allow_partial: bool,
+}
+
+impl Default for QueryFilter {
+    fn default() -> Self {
+        QueryFilter {
+            excluded_areas: 0,
+            snap_distance: 0.0,
+            allow_partial: true,
+        }
+    }
+}
+
+/// Whether a path reaches the goal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PathStatus {
+    /// Ends at the goal.
+    #[default]
+    Complete,
+    /// The search ran out of budget; the path ends at the explored point nearest the goal.
+    Partial,
+}
+
+/// A path: waypoints from start to goal, never leaving walkable space.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Path {
+    waypoints: Vec<Vec2>,
+    corridor: Vec<RegionId>,
+    length: f32,
+    status: PathStatus,
+}
+
+impl Path {
+    /// Start, the corners the path wraps around, and the end.
+    #[must_use]
+    pub fn waypoints(&self) -> &[Vec2] {
+        &self.waypoints
+    }
+
+    /// Regions the path passes through, in order.
+    #[must_use]
+    pub fn corridor(&self) -> &[RegionId] {
+        &self.corridor
+    }
+
+    /// Euclidean length, the sum of the segments, world units.
+    #[must_use]
+    pub fn length(&self) -> f32 {
+        self.length
+    }
+
+    /// Complete or partial.
+    #[must_use]
+    pub fn status(&self) -> PathStatus {
+        self.status
+    }
+
+    fn finish(&mut self, status: PathStatus) {
+        self.status = status;
+        self.length = self.waypoints.windows(2).map(|w| w[0].distance(w[1])).sum();
+    }
+}
+
+/// Where a ray stopped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaycastHit {
+    /// The point where the ray meets the wall.
+    pub point: Vec2,
+    /// Fraction of the segment travelled, 0..=1.
+    pub t: f32,
+    /// The wall segment that was hit.
+    pub wall: [Vec2; 2],
+    /// The region the ray was in when it hit.
+    pub region: RegionId,
+}
+
+/// Per-thread query scratch: the A* context and buffers, reused across queries
+/// so steady-state queries do not allocate.
+#[derive(Debug, Clone)]
+pub struct NavQuery {
+    ctx: SearchContext<Vec2>,
+    nodes: Vec<u32>,
+    portals: Vec<[Vec2; 2]>,
+    candidates: Vec<u32>,
+    max_expansions: u32,
+    region_area: Vec<u16>,
+    region_area_for: usize,
+}
+
+impl Default for NavQuery {
+    fn default() -> Self {
+        NavQuery::new()
+    }
+}
+
+impl NavQuery {
+    /// A query object with the default budget ([`DEFAULT_MAX_EXPANSIONS`]).
+    #[must_use]
+    pub fn new() -> NavQuery {
+        NavQuery {
+            ctx: SearchContext::new(),
+            nodes: Vec::new(),
+            portals: Vec::new(),
+            candidates: Vec::new(),
+            max_expansions: DEFAULT_MAX_EXPANSIONS,
+            region_area: Vec::new(),
+            region_area_for: usize::MAX,
+        }
+    }
+
+    /// Sets the most portal crossings one search may expand (>= 1).
+    pub fn set_max_expansions(&mut self, budget: u32) -> &mut Self {
+        self.max_expansions = budget.max(1);
+        self
+    }
+
+    /// Crossings expanded by the last search.
+    #[must_use]
+    pub fn last_expansions(&self) -> u32 {
+        self.ctx.expansions()
+    }
+
+    /// Finds a path from `start` to `goal`.
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] for NaN or infinite input,
+    /// [`QueryError::OffMesh`] for points not on the mesh (after snapping, if
+    /// the filter allows it), [`QueryError::Unreachable`] when the goal is on
+    /// another island (answered at once from component ids) or behind
+    /// excluded areas, [`QueryError::BudgetExhausted`] when the budget ran out
+    /// and the filter does not allow partial paths.
+    pub fn find_path(
+        &mut self,
+        mesh: &NavMesh,
+        start: Vec2,
+        goal: Vec2,
+        filter: &QueryFilter,
+    ) -> Result<Path, QueryError> {
+        let mut path = Path::default();
+        self.find_path_into(mesh, start, goal, filter, &mut path)?;
+        Ok(path)
+    }
+
+    /// As [`NavQuery::find_path`], writing into `path` to reuse its buffers.
+    ///
+    /// # Errors
+    /// As [`NavQuery::find_path`].
+    pub fn find_path_into(
+        &mut self,
+        mesh: &NavMesh,
+        start: Vec2,
+        goal: Vec2,
+        filter: &QueryFilter,
+        path: &mut Path,
+    ) -> Result<(), QueryError> {
+        let (start, start_region) = self.resolve(mesh, start, "start", filter.snap_distance)?;
+        let (goal, goal_region) = self.resolve(mesh, goal, "goal", filter.snap_distance)?;
+        let t = &mesh.tables;
+        if t.region_component[start_region as usize] != t.region_component[goal_region as usize] {
+            return Err(QueryError::Unreachable);
+        }
+        path.waypoints.clear();
+        path.corridor.clear();
+        if start_region == goal_region {
+            path.waypoints.push(start);
+            if goal != start {
+                path.waypoints.push(goal);
+            }
+            path.corridor.push(t.region_keys[start_region as usize]);
+            path.finish(PathStatus::Complete);
+            return Ok(());
+        }
+        if self.region_area_for != mesh as *const NavMesh as usize
+            || self.region_area.len() != mesh.region_count()
+        {
+            self.region_area.clear();
+            self.region_area.extend(mesh.data.regions.values().map(|r| r.area));
+            self.region_area_for = mesh as *const NavMesh as usize;
+        }
+        let graph = PortalGraph {
+            tables: t,
+            start_region,
+            goal_region,
+            goal,
+            excluded_areas: filter.excluded_areas,
+            region_area: &self.region_area,
+            heuristic_scale: t.min_cost,
+        };
+        let outcome = astar(&graph, &mut self.ctx, &[(graph.start_node(), 0.0, start)], self.max_expansions);
+        let (end_node, end, status) = match outcome {
+            SearchOutcome::Found(node) => (node, goal, PathStatus::Complete),
+            SearchOutcome::Exhausted => return Err(QueryError::Unreachable),
+            SearchOutcome::OutOfBudget(best) => {
+                if !filter.allow_partial {
+                    return Err(QueryError::BudgetExhausted {
+                        budget: self.max_expansions,
+                    });
+                }
+                let at = self.ctx.payload(best).unwrap_or(start);
+                (best, at, PathStatus::Partial)
+            }
+        };
+        self.ctx.path_to(end_node, &mut self.nodes);
+        self.portals.clear();
+        for &node in &self.nodes {
+            path.corridor.push(t.region_keys[graph.entered(node) as usize]);
+            if node < graph.start_node() {
+                self.portals.push(graph.crossing_ends(node));
+            }
+        }
+        if status == PathStatus::Complete {
+            // the goal node repeats the goal region
+            path.corridor.pop();
+        }
+        funnel::pull(start, end, &self.portals, &mut path.waypoints);
+        path.finish(status);
+        Ok(())
+    }
+
+    /// The point on the mesh nearest to `p` within `max_distance` (world
+    /// units), with its region; `p` itself when it is on the mesh.
+    #[must_use]
+    pub fn nearest_point(&mut self, mesh: &NavMesh, p: Vec2, max_distance: f32) -> Option<(Vec2, RegionId)> {
+        if !p.is_finite() || !(max_distance >= 0.0) {
+            return None;
+        }
+        if let Some(r) = mesh.locate(p) {
+            return Some((p, r));
+        }
+        let max_distance = max_distance.min(mesh.bounds().size().length() + 1.0);
+        let query_box = Aabb {
+            min: p - Vec2::splat(max_distance),
+            max: p + Vec2::splat(max_distance),
+        };
+        if mesh.bounds().is_empty() || query_box.max.cmplt(mesh.bounds().min).any() || query_box.min.cmpgt(mesh.bounds().max).any() {
+            return None;
+        }
+        mesh.locator.candidates_in(query_box, &mut self.candidates);
+        let mut best: Option<(f32, Vec2, u32)> = None;
+        for &r in &self.candidates {
+            let key = mesh.tables.region_keys[r as usize];
+            let region = &mesh.data.regions[key];
+            let v = &region.vertices;
+            for k in 0..v.len() {
+                let q = geometry::closest_on_segment(v[k], v[(k + 1) % v.len()], p);
+                let d = q.distance_squared(p);
+                if best.is_none_or(|b| d < b.0 || (d == b.0 && r < b.2)) {
+                    best = Some((d, q, r));
+                }
+            }
+        }
+        let (d, q, r) = best?;
+        (d <= max_distance * max_distance).then(|| (q, mesh.tables.region_keys[r as usize]))
+    }
+
+    /// Walks the segment `from -> to` across regions. `Ok(None)` when the whole
+    /// segment is walkable (line of sight), otherwise the first wall it hits.
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] for a bad `from`.
+    pub fn raycast(&mut self, mesh: &NavMesh, from: Vec2, to: Vec2) -> Result<Option<RaycastHit>, QueryError> {
+        let (from, mut region) = self.resolve(mesh, from, "start", 0.0)?;
+        if !to.is_finite() {
+            return Err(QueryError::NonFinite { which: "goal", x: to.x, y: to.y });
+        }
+        let dir = to - from;
+        let mut t_in = 0.0f32;
+        for _ in 0..=mesh.region_count() {
+            let key = mesh.tables.region_keys[region as usize];
+            let r = &mesh.data.regions[key];
+            let v = &r.vertices;
+            let n = v.len();
+            // the exit edge: of the edges the ray crosses outwards, the first
+            let mut exit: Option<(f32, usize)> = None;
+            for k in 0..n {
+                let (a, b) = (v[k], v[(k + 1) % n]);
+                let e = b - a;
+                if e.perp_dot(dir) >= 0.0 {
+                    continue; // parallel, or pointing into the region
+                }
+                let t = (a - from).perp_dot(e) / dir.perp_dot(e);
+                if exit.is_none_or(|(te, _)| t < te) {
+                    exit = Some((t, k));
+                }
+            }
+            let Some((t_exit, k)) = exit else { return Ok(None) };
+            if t_exit >= 1.0 {
+                return Ok(None);
+            }
+            let t_exit = t_exit.max(t_in);
+            match r.portals[k] {
+                Some(pid) => {
+                    let p = &mesh.data.portals[pid];
+                    let [a, b] = mesh.tables.portal_regions[p.index as usize];
+                    region = if a == region { b } else { a };
+                    t_in = t_exit;
+                }
+                None => {
+                    return Ok(Some(RaycastHit {
+                        point: from + dir * t_exit,
+                        t: t_exit,
+                        wall: [v[k], v[(k + 1) % n]],
+                        region: key,
+                    }))
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn resolve(&mut self, mesh: &NavMesh, p: Vec2, which: &'static str, snap: f32) -> Result<(Vec2, u32), QueryError> {
+        if !p.is_finite() {
+            return Err(QueryError::NonFinite { which, x: p.x, y: p.y });
+        }
+        if let Some(r) = mesh.locator.locate(mesh, p) {
+            return Ok((p, r));
+        }
+        if snap > 0.0 {
+            if let Some((q, key)) = self.nearest_point(mesh, p, snap) {
+                return Ok((q, mesh.data.regions[key].index));
+            }
+        }
+        Err(QueryError::OffMesh { which, point: p })
+    }
+}

@@ -1,0 +1,264 @@
+//! One generic A* for every level of the hierarchy.
+//!
+//! The graph supplies the policy (successors with their costs, heuristic, goal
+//! test) through [`SearchGraph`]; a reusable [`SearchContext`] holds the open
+//! list (a binary heap keyed by ordered floats) and per-node marks stamped
+//! with a generation counter, so a new search never clears arrays and a warm
+//! context does not allocate.
+//!
+//! Nodes may carry a small `Copy` payload, set when the node is reached: the
+//! portal graph stores the point where the path crosses each portal there.
+
+mod portal_graph;
+
+pub(crate) use portal_graph::PortalGraph;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use ordered_float::OrderedFloat;
+
+/// A graph A* can run on.
+pub trait SearchGraph {
+    /// Data attached to a node when it is reached (e.g. a crossing point).
+    type Payload: Copy + Default;
+
+    /// Number of nodes; node ids are `0..node_count()`.
+    fn node_count(&self) -> usize;
+
+    /// Calls `visit(next, step_cost, next_payload)` for every successor of `node`.
+    /// Step costs must be finite and >= 0.
+    fn expand<F: FnMut(u32, f32, Self::Payload)>(&self, node: u32, payload: Self::Payload, visit: F);
+
+    /// A lower bound on the remaining cost from `node`; admissible and consistent.
+    fn heuristic(&self, node: u32, payload: Self::Payload) -> f32;
+
+    /// True when `node` ends the search.
+    fn is_goal(&self, node: u32) -> bool;
+}
+
+/// How a search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchOutcome {
+    /// A goal node was taken from the open list: its path is optimal.
+    Found(u32),
+    /// The open list ran empty: no goal is reachable.
+    Exhausted,
+    /// The expansion budget ran out; the node is the expanded one with the
+    /// smallest heuristic, the best place for a partial path to end.
+    OutOfBudget(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct OpenEntry {
+    f: OrderedFloat<f32>,
+    // on equal f, prefer the node nearer the goal, then the lower id
+    h: OrderedFloat<f32>,
+    node: u32,
+}
+
+/// Reusable scratch space for [`astar`]: open list and generation-stamped node marks.
+#[derive(Debug, Clone, Default)]
+pub struct SearchContext<P> {
+    generation: u32,
+    /// Generation in which the node was last reached; other marks are stale otherwise.
+    seen: Vec<u32>,
+    /// Generation in which the node was expanded.
+    closed: Vec<u32>,
+    g: Vec<f32>,
+    parent: Vec<u32>,
+    payload: Vec<P>,
+    heap: BinaryHeap<Reverse<OpenEntry>>,
+    expansions: u32,
+}
+
+/// Marks the parent of a start node.
+const NO_PARENT: u32 = u32::MAX;
+
+impl<P: Copy + Default> SearchContext<P> {
+    /// An empty context; it grows to the graph on first use.
+    #[must_use]
+    pub fn new() -> Self {
+        SearchContext {
+            generation: 0,
+            seen: Vec::new(),
+            closed: Vec::new(),
+            g: Vec::new(),
+            parent: Vec::new(),
+            payload: Vec::new(),
+            heap: BinaryHeap::new(),
+            expansions: 0,
+        }
+    }
+
+    fn begin(&mut self, nodes: usize) {
+        if self.seen.len() < nodes {
+            self.seen.resize(nodes, 0);
+            self.closed.resize(nodes, 0);
+            self.g.resize(nodes, 0.0);
+            self.parent.resize(nodes, NO_PARENT);
+            self.payload.resize(nodes, P::default());
+        }
+        self.heap.clear();
+        self.expansions = 0;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // after 2^32 searches the stamps wrap: clear them once
+            self.seen.fill(0);
+            self.closed.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    /// Nodes expanded by the last search.
+    #[must_use]
+    pub fn expansions(&self) -> u32 {
+        self.expansions
+    }
+
+    /// Cost from the start to `node` in the last search, if it was reached.
+    #[must_use]
+    pub fn cost(&self, node: u32) -> Option<f32> {
+        let i = node as usize;
+        (i < self.seen.len() && self.seen[i] == self.generation).then(|| self.g[i])
+    }
+
+    /// Payload of `node` in the last search, if it was reached.
+    #[must_use]
+    pub fn payload(&self, node: u32) -> Option<P> {
+        let i = node as usize;
+        (i < self.seen.len() && self.seen[i] == self.generation).then(|| self.payload[i])
+    }
+
+    /// Writes the nodes from a start to `node` (inclusive) into `out`.
+    pub fn path_to(&self, node: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let mut n = node;
+        while (n as usize) < self.seen.len() && self.seen[n as usize] == self.generation {
+            out.push(n);
+            let p = self.parent[n as usize];
+            if p == NO_PARENT || out.len() > self.seen.len() {
+                break;
+            }
+            n = p;
+        }
+        out.reverse();
+    }
+}
+
+/// Runs A* from `starts` (node, initial cost, payload) until a goal is
+/// expanded, the open list is empty, or `budget` expansions were made.
+pub fn astar<G: SearchGraph>(
+    graph: &G,
+    ctx: &mut SearchContext<G::Payload>,
+    starts: &[(u32, f32, G::Payload)],
+    budget: u32,
+) -> SearchOutcome {
+    ctx.begin(graph.node_count());
+    let generation = ctx.generation;
+    for &(node, g, payload) in starts {
+        let i = node as usize;
+        if ctx.seen[i] == generation && ctx.g[i] <= g {
+            continue;
+        }
+        ctx.seen[i] = generation;
+        ctx.g[i] = g;
+        ctx.parent[i] = NO_PARENT;
+        ctx.payload[i] = payload;
+        let h = graph.heuristic(node, payload);
+        ctx.heap.push(Reverse(OpenEntry {
+            f: OrderedFloat(g + h),
+            h: OrderedFloat(h),
+            node,
+        }));
+    }
+    let mut best: Option<(f32, u32)> = None;
+    while let Some(Reverse(entry)) = ctx.heap.pop() {
+        let node = entry.node;
+        let i = node as usize;
+        if ctx.closed[i] == generation {
+            continue;
+        }
+        if graph.is_goal(node) {
+            return SearchOutcome::Found(node);
+        }
+        if ctx.expansions >= budget {
+            return SearchOutcome::OutOfBudget(best.map_or(node, |b| b.1));
+        }
+        ctx.closed[i] = generation;
+        ctx.expansions += 1;
+        if best.is_none_or(|b| entry.h.0 < b.0) {
+            best = Some((entry.h.0, node));
+        }
+        let g_here = ctx.g[i];
+        let payload_here = ctx.payload[i];
+        graph.expand(node, payload_here, |next, step, payload| {
+            let j = next as usize;
+            let g = g_here + step;
+            if ctx.seen[j] == generation && (ctx.closed[j] == generation || ctx.g[j] <= g) {
+                return;
+            }
+            ctx.seen[j] = generation;
+            ctx.g[j] = g;
+            ctx.parent[j] = node;
+            ctx.payload[j] = payload;
+            let h = graph.heuristic(next, payload);
+            ctx.heap.push(Reverse(OpenEntry {
+                f: OrderedFloat(g + h),
+                h: OrderedFloat(h),
+                node: next,
+            }));
+        });
+    }
+    SearchOutcome::Exhausted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain weighted digraph for tests.
+    struct Weighted {
+        adj: Vec<Vec<(u32, f32)>>,
+        goal: u32,
+    }
+
+    impl SearchGraph for Weighted {
+        type Payload = ();
+        fn node_count(&self) -> usize {
+            self.adj.len()
+        }
+        fn expand<F: FnMut(u32, f32, ())>(&self, node: u32, _: (), mut visit: F) {
+            for &(n, c) in &self.adj[node as usize] {
+                visit(n, c, ());
+            }
+        }
+        fn heuristic(&self, _: u32, _: ()) -> f32 {
+            0.0
+        }
+        fn is_goal(&self, node: u32) -> bool {
+            node == self.goal
+        }
+    }
+
+    #[test]
+    fn finds_the_cheaper_of_two_routes_and_reuses_the_context() {
+        //   0 --1--> 1 --1--> 3
+        //   0 --5--> 2 --0--> 3
+        let g = Weighted {
+            adj: vec![vec![(1, 1.0), (2, 5.0)], vec![(3, 1.0)], vec![(3, 0.0)], vec![]],
+            goal: 3,
+        };
+        let mut ctx = SearchContext::new();
+        for _ in 0..3 {
+            assert_eq!(astar(&g, &mut ctx, &[(0, 0.0, ())], u32::MAX), SearchOutcome::Found(3));
+            assert_eq!(ctx.cost(3), Some(2.0));
+            let mut p = Vec::new();
+            ctx.path_to(3, &mut p);
+            assert_eq!(p, vec![0, 1, 3]);
+        }
+        assert_eq!(astar(&g, &mut ctx, &[(0, 0.0, ())], 1), SearchOutcome::OutOfBudget(0));
+        let unreachable = Weighted { adj: vec![vec![], vec![]], goal: 1 };
+        assert_eq!(astar(&unreachable, &mut ctx, &[(0, 0.0, ())], u32::MAX), SearchOutcome::Exhausted);
+    }
+}
