@@ -146,7 +146,9 @@ pub enum FileError {
     #[error("not a portalnav baked file (bad magic bytes)")]
     BadMagic,
     /// The file was written by an incompatible version of portalnav.
-    #[error("baked file format version {found} is not supported (this build reads version {supported})")]
+    #[error(
+        "baked file format version {found} is not supported (this build reads version {supported})"
+    )]
     UnsupportedVersion {
         /// Version in the file.
         found: u32,

@@ -9,13 +9,16 @@
 pub mod bake;
 mod error;
 pub mod geometry;
+mod io;
 mod level;
 mod mesh;
 mod query;
+pub mod render;
 pub mod search;
 
 pub use bake::{BakeConfig, TriangleSoup};
 pub use error::{BakeError, FileError, LevelError, QueryError};
+pub use io::FORMAT_VERSION;
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
-pub use query::{NavQuery, Path, PathStatus, QueryFilter, RaycastHit, DEFAULT_MAX_EXPANSIONS};
 pub use mesh::{AreaKind, BakeStats, NavMesh, Portal, PortalId, Region, RegionId, ValidationError};
+pub use query::{NavQuery, Path, PathStatus, QueryFilter, RaycastHit, DEFAULT_MAX_EXPANSIONS};

@@ -18,6 +18,10 @@ fn every_shared_map_bakes_and_validates() {
             "{name}: {} triangles, {} regions, {} portals, {} components, {:.1} ms",
             s.triangles, s.regions, s.portals, s.components, s.bake_ms
         );
-        assert!((s.walkable_area - free_area).abs() < 1e-6 * free_area, "{name}: area {} vs {free_area}", s.walkable_area);
+        assert!(
+            (s.walkable_area - free_area).abs() < 1e-6 * free_area,
+            "{name}: area {} vs {free_area}",
+            s.walkable_area
+        );
     }
 }

@@ -30,7 +30,10 @@ fn every_scenario_on_every_shared_map_is_solved_validly() {
             }
             let len = f64::from(path.length());
             let sum: f64 = w.windows(2).map(|s| f64::from(s[0].distance(s[1]))).sum();
-            assert!((len - sum).abs() < 1e-3 * len.max(1.0), "{name} #{i}: length is the sum of segments");
+            assert!(
+                (len - sum).abs() < 1e-3 * len.max(1.0),
+                "{name} #{i}: length is the sum of segments"
+            );
             assert!(
                 len <= s.optimal + s.tolerance,
                 "{name} #{i}: length {len} above the octile optimum {}",
@@ -40,6 +43,10 @@ fn every_scenario_on_every_shared_map_is_solved_validly() {
                 ratio_sum += len / s.optimal;
             }
         }
-        eprintln!("{name}: {} scenarios, mean length / octile optimum {:.4}", scens.len(), ratio_sum / scens.len() as f64);
+        eprintln!(
+            "{name}: {} scenarios, mean length / octile optimum {:.4}",
+            scens.len(),
+            ratio_sum / scens.len() as f64
+        );
     }
 }

@@ -46,7 +46,11 @@ enum Order {
 /// earlier order, so the result is deterministic.
 pub(crate) fn merge(tri: &Triangulated) -> Vec<MergedPolygon> {
     let mut best: Option<Vec<MergedPolygon>> = None;
-    for order in [Order::LongestFirst, Order::ShortestFirst, Order::Triangulation] {
+    for order in [
+        Order::LongestFirst,
+        Order::ShortestFirst,
+        Order::Triangulation,
+    ] {
         let polys = merge_in_order(tri, order);
         if best.as_ref().is_none_or(|b| polys.len() < b.len()) {
             best = Some(polys);
@@ -76,10 +80,15 @@ fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
         }
     }
     // ties broken by the vertex ids so the bake is deterministic
-    let by_ids = |x: &(f64, u32, u32, u32, u32), y: &(f64, u32, u32, u32, u32)| (x.1, x.2).cmp(&(y.1, y.2));
+    let by_ids =
+        |x: &(f64, u32, u32, u32, u32), y: &(f64, u32, u32, u32, u32)| (x.1, x.2).cmp(&(y.1, y.2));
     match order {
-        Order::LongestFirst => diagonals.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(by_ids(x, y))),
-        Order::ShortestFirst => diagonals.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(by_ids(x, y))),
+        Order::LongestFirst => {
+            diagonals.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(by_ids(x, y)))
+        }
+        Order::ShortestFirst => {
+            diagonals.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(by_ids(x, y)))
+        }
         Order::Triangulation => {}
     }
     for &(_, a, b, t, u) in &diagonals {
@@ -104,7 +113,9 @@ fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
         let b_prev = poly_b[(ib + nb - 1) % nb];
         let b_next = poly_a[(ia + 2) % na];
         let p = |i: u32| pts[i as usize];
-        if orient_f64(p(a_prev), p(a), p(a_next)) < 0.0 || orient_f64(p(b_prev), p(b), p(b_next)) < 0.0 {
+        if orient_f64(p(a_prev), p(a), p(a_next)) < 0.0
+            || orient_f64(p(b_prev), p(b), p(b_next)) < 0.0
+        {
             continue;
         }
         // merged: poly_a from b around to a, then poly_b strictly between a and b

@@ -135,13 +135,21 @@ impl NavMesh {
 }
 
 /// Regions and portals from merged polygons, with components.
-fn assemble(points: &[glam::DVec2], polygons: &[merge::MergedPolygon], areas: Vec<AreaKind>) -> MeshData {
+fn assemble(
+    points: &[glam::DVec2],
+    polygons: &[merge::MergedPolygon],
+    areas: Vec<AreaKind>,
+) -> MeshData {
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
     let mut keys = Vec::with_capacity(polygons.len());
     // directed edge (a, b) -> (region, edge slot)
     let mut edges: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
     for (i, poly) in polygons.iter().enumerate() {
-        let vertices: Vec<Vec2> = poly.vertices.iter().map(|&v| points[v as usize].as_vec2()).collect();
+        let vertices: Vec<Vec2> = poly
+            .vertices
+            .iter()
+            .map(|&v| points[v as usize].as_vec2())
+            .collect();
         let n = vertices.len();
         keys.push(regions.insert(Region {
             vertices,
@@ -151,11 +159,15 @@ fn assemble(points: &[glam::DVec2], polygons: &[merge::MergedPolygon], areas: Ve
             index: i as u32,
         }));
         for k in 0..n {
-            edges.insert((poly.vertices[k], poly.vertices[(k + 1) % n]), (i as u32, k as u32));
+            edges.insert(
+                (poly.vertices[k], poly.vertices[(k + 1) % n]),
+                (i as u32, k as u32),
+            );
         }
     }
     let mut portals: SlotMap<PortalId, Portal> = SlotMap::with_key();
-    let mut graph = petgraph::graph::UnGraph::<u32, u32>::with_capacity(polygons.len(), polygons.len() * 2);
+    let mut graph =
+        petgraph::graph::UnGraph::<u32, u32>::with_capacity(polygons.len(), polygons.len() * 2);
     for i in 0..polygons.len() {
         graph.add_node(i as u32);
     }
@@ -163,7 +175,9 @@ fn assemble(points: &[glam::DVec2], polygons: &[merge::MergedPolygon], areas: Ve
         let n = poly.vertices.len();
         for k in 0..n {
             let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
-            let Some(&(j, slot)) = edges.get(&(b, a)) else { continue };
+            let Some(&(j, slot)) = edges.get(&(b, a)) else {
+                continue;
+            };
             if j as usize <= i {
                 continue;
             }

@@ -102,8 +102,17 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         .collect();
     for [a, b] in area_edges {
         let before = cdt.num_constraints();
-        let added = cdt.try_add_constraint(FixedVertexHandle::from_index(a), FixedVertexHandle::from_index(b));
-        if added.is_empty() && cdt.num_constraints() == before && !cdt.exists_constraint(FixedVertexHandle::from_index(a), FixedVertexHandle::from_index(b)) {
+        let added = cdt.try_add_constraint(
+            FixedVertexHandle::from_index(a),
+            FixedVertexHandle::from_index(b),
+        );
+        if added.is_empty()
+            && cdt.num_constraints() == before
+            && !cdt.exists_constraint(
+                FixedVertexHandle::from_index(a),
+                FixedVertexHandle::from_index(b),
+            )
+        {
             dropped += 1;
         }
     }
@@ -130,7 +139,10 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         wall.push(w);
     }
     // spade's inner face indices start at 1 (0 is the outer face)
-    let first = cdt.inner_faces().next().map_or(1, |f| f.fix().index() as u32);
+    let first = cdt
+        .inner_faces()
+        .next()
+        .map_or(1, |f| f.fix().index() as u32);
     for n in &mut adj {
         for x in n.iter_mut() {
             *x = x.map(|f| f - first);

@@ -242,8 +242,14 @@ mod tests {
     fn crossing_segments() {
         let d = |x: f64, y: f64| DVec2::new(x, y);
         assert!(segments_cross(d(0., 0.), d(2., 2.), d(0., 2.), d(2., 0.)));
-        assert!(!segments_cross(d(0., 0.), d(1., 0.), d(1., 0.), d(2., 1.)), "shared endpoint");
-        assert!(segments_cross(d(0., 0.), d(2., 0.), d(1., 0.), d(1., 1.)), "T junction");
+        assert!(
+            !segments_cross(d(0., 0.), d(1., 0.), d(1., 0.), d(2., 1.)),
+            "shared endpoint"
+        );
+        assert!(
+            segments_cross(d(0., 0.), d(2., 0.), d(1., 0.), d(1., 1.)),
+            "T junction"
+        );
         assert!(!segments_cross(d(0., 0.), d(1., 0.), d(0., 1.), d(1., 1.)));
     }
 }

@@ -84,17 +84,25 @@ pub(super) fn parse(text: &str, source_name: &str) -> Result<Level, LevelError> 
         ..Level::default()
     };
     for (i, poly) in raw.walkable.iter().enumerate() {
-        level
-            .walkable
-            .push(ccw(to_polygon(source_name, &format!("walkable[{i}]"), poly)?));
+        level.walkable.push(ccw(to_polygon(
+            source_name,
+            &format!("walkable[{i}]"),
+            poly,
+        )?));
     }
     for (i, poly) in raw.obstacles.iter().enumerate() {
-        level
-            .obstacles
-            .push(ccw(to_polygon(source_name, &format!("obstacles[{i}]"), poly)?));
+        level.obstacles.push(ccw(to_polygon(
+            source_name,
+            &format!("obstacles[{i}]"),
+            poly,
+        )?));
     }
     for (i, a) in raw.areas.iter().enumerate() {
-        let polygon = ccw(to_polygon(source_name, &format!("areas[{i}].polygon"), &a.polygon)?);
+        let polygon = ccw(to_polygon(
+            source_name,
+            &format!("areas[{i}].polygon"),
+            &a.polygon,
+        )?);
         let cost = match a.cost {
             None => None,
             Some(c) => Some(c as f32),
@@ -138,7 +146,10 @@ mod tests {
         }"#;
         let level = parse(text, "two_lanes.json").unwrap();
         assert_eq!(level.name, "two_lanes");
-        assert!(crate::geometry::signed_area(&level.obstacles[0]) > 0.0, "made CCW");
+        assert!(
+            crate::geometry::signed_area(&level.obstacles[0]) > 0.0,
+            "made CCW"
+        );
         assert_eq!(level.areas[1].cost, None);
         assert_eq!(level.agents[1].radius, 1.5);
     }
@@ -147,14 +158,29 @@ mod tests {
     fn errors_name_the_field() {
         let cases = [
             (r#"{"walkable": [[[0,0],[1,0]]]}"#, "walkable[0]"),
-            (r#"{"walkable": [[[0,0],[2,2],[2,0],[0,2]]]}"#, "intersects itself"),
+            (
+                r#"{"walkable": [[[0,0],[2,2],[2,0],[0,2]]]}"#,
+                "intersects itself",
+            ),
             (r#"{"walkable": [[[0,0],[1,0],[2,0]]]}"#, "zero area"),
-            (r#"{"walkable": [[[0,0],[1,0],[1,1e300]]]}"#, "walkable[0][2]"),
+            (
+                r#"{"walkable": [[[0,0],[1,0],[1,1e300]]]}"#,
+                "walkable[0][2]",
+            ),
             (r#"{"walkable": []}"#, "no walkable area"),
-            (r#"{"walkable": [[[0,0],[1,0],[1,1]]], "areas":[{"kind":"a","cost":-1,"polygon":[[0,0],[1,0],[1,1]]}]}"#, "areas[0].cost"),
-            (r#"{"walkable": [[[0,0],[1,0],[1,1]]], "agents":[{"name":"a","radius":-1}]}"#, "agents[0].radius"),
+            (
+                r#"{"walkable": [[[0,0],[1,0],[1,1]]], "areas":[{"kind":"a","cost":-1,"polygon":[[0,0],[1,0],[1,1]]}]}"#,
+                "areas[0].cost",
+            ),
+            (
+                r#"{"walkable": [[[0,0],[1,0],[1,1]]], "agents":[{"name":"a","radius":-1}]}"#,
+                "agents[0].radius",
+            ),
             (r#"{"walkable": "nope"}"#, "line 1"),
-            (r#"{"walkable": [[[0,0],[1,0],[1,1]]], "extra": 1}"#, "unknown field"),
+            (
+                r#"{"walkable": [[[0,0],[1,0],[1,1]]], "extra": 1}"#,
+                "unknown field",
+            ),
         ];
         for (text, needle) in cases {
             let err = parse(text, "f.json").unwrap_err().to_string();

@@ -109,7 +109,10 @@ impl Level {
     /// As the loader chosen.
     pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Level, LevelError> {
         let path = path.as_ref();
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("map")) {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("map"))
+        {
             Level::from_movingai_file(path)
         } else {
             Level::from_json_file(path)
@@ -147,7 +150,11 @@ fn field_error(source_name: &str, field: String, reason: impl Into<String>) -> L
 
 fn validate_point(source_name: &str, field: &str, p: Vec2) -> Result<(), LevelError> {
     if !p.is_finite() {
-        return Err(field_error(source_name, field.to_string(), "coordinate is not finite"));
+        return Err(field_error(
+            source_name,
+            field.to_string(),
+            "coordinate is not finite",
+        ));
     }
     if p.x.abs() > MAX_COORD || p.y.abs() > MAX_COORD {
         return Err(field_error(
@@ -178,7 +185,10 @@ fn validate_polygon(
         return Err(field_error(
             source_name,
             field.to_string(),
-            format!("a polygon needs at least 3 distinct points, found {}", distinct.len()),
+            format!(
+                "a polygon needs at least 3 distinct points, found {}",
+                distinct.len()
+            ),
         ));
     }
     if !strict {
@@ -186,7 +196,11 @@ fn validate_polygon(
     }
     let area = geometry::signed_area(&distinct);
     if area.abs() < 1e-9 {
-        return Err(field_error(source_name, field.to_string(), "polygon has zero area"));
+        return Err(field_error(
+            source_name,
+            field.to_string(),
+            "polygon has zero area",
+        ));
     }
     if let Some((i, j)) = first_self_intersection(&distinct) {
         return Err(field_error(
@@ -266,7 +280,9 @@ pub(crate) fn validate_level(
                 return Err(field_error(
                     source_name,
                     format!("areas[{i}].cost"),
-                    format!("cost must be > 0 and at most 1e6 (or null for impassable), found {cost}"),
+                    format!(
+                        "cost must be > 0 and at most 1e6 (or null for impassable), found {cost}"
+                    ),
                 ));
             }
         }
@@ -323,7 +339,10 @@ mod tests {
             ..Level::default()
         };
         let err = level.validate().unwrap_err().to_string();
-        assert!(err.contains("walkable[0][2]") && err.contains("not finite"), "{err}");
+        assert!(
+            err.contains("walkable[0][2]") && err.contains("not finite"),
+            "{err}"
+        );
         level.walkable[0][2] = vec2(1e9, 1.);
         let err = level.validate().unwrap_err().to_string();
         assert!(err.contains("outside"), "{err}");

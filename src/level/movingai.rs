@@ -83,7 +83,10 @@ impl Scenario {
             // the benchmark sets separate columns by tabs or by spaces
             let cols: Vec<&str> = line.split_whitespace().collect();
             if cols.len() < 9 {
-                return Err(err(i + 1, format!("expected 9 columns, found {}", cols.len())));
+                return Err(err(
+                    i + 1,
+                    format!("expected 9 columns, found {}", cols.len()),
+                ));
             }
             let num = |k: usize, what: &str| -> Result<u32, LevelError> {
                 cols[k]
@@ -91,12 +94,17 @@ impl Scenario {
                     .parse::<u32>()
                     .map_err(|_| err(i + 1, format!("{what} {:?} is not a whole number", cols[k])))
             };
-            let optimal: f64 = cols[8]
-                .trim()
-                .parse()
-                .map_err(|_| err(i + 1, format!("optimal length {:?} is not a number", cols[8])))?;
+            let optimal: f64 = cols[8].trim().parse().map_err(|_| {
+                err(
+                    i + 1,
+                    format!("optimal length {:?} is not a number", cols[8]),
+                )
+            })?;
             if !optimal.is_finite() || optimal < 0.0 {
-                return Err(err(i + 1, format!("optimal length {optimal} is out of range")));
+                return Err(err(
+                    i + 1,
+                    format!("optimal length {optimal} is out of range"),
+                ));
             }
             let decimals = cols[8].trim().split_once('.').map_or(0, |(_, f)| f.len());
             let tolerance = (0.5 * 10f64.powi(-(decimals as i32))).max(1e-3);
@@ -154,7 +162,10 @@ impl Grid {
                         .and_then(|w| w.parse::<usize>().ok())
                         .filter(|&v| v > 0 && v <= MAX_GRID_SIDE)
                         .ok_or_else(|| {
-                            err(i + 1, format!("{key} must be a whole number from 1 to {MAX_GRID_SIDE}"))
+                            err(
+                                i + 1,
+                                format!("{key} must be a whole number from 1 to {MAX_GRID_SIDE}"),
+                            )
                         })?;
                     if key == "height" {
                         height = Some(value);
@@ -172,10 +183,16 @@ impl Grid {
         let mut free = Vec::with_capacity(width * height);
         for y in 0..height {
             let Some((i, row)) = lines.next() else {
-                return Err(err(0, format!("truncated: expected {height} rows, found {y}")));
+                return Err(err(
+                    0,
+                    format!("truncated: expected {height} rows, found {y}"),
+                ));
             };
             if row.len() != width {
-                return Err(err(i + 1, format!("row {y} has {} cells, expected {width}", row.len())));
+                return Err(err(
+                    i + 1,
+                    format!("row {y} has {} cells, expected {width}", row.len()),
+                ));
             }
             for (x, c) in row.bytes().enumerate() {
                 free.push(match c {
@@ -195,7 +212,11 @@ impl Grid {
                 source_name: source_name.to_string(),
             });
         }
-        Ok(Grid { width, height, free })
+        Ok(Grid {
+            width,
+            height,
+            free,
+        })
     }
 
     /// Builds a grid from a row-major `free` mask (`y * width + x`).
@@ -204,8 +225,16 @@ impl Grid {
     /// When `free.len() != width * height`.
     #[must_use]
     pub fn from_mask(width: usize, height: usize, free: Vec<bool>) -> Grid {
-        assert_eq!(free.len(), width * height, "mask size must be width * height");
-        Grid { width, height, free }
+        assert_eq!(
+            free.len(),
+            width * height,
+            "mask size must be width * height"
+        );
+        Grid {
+            width,
+            height,
+            free,
+        }
     }
 
     /// Width in cells.
@@ -292,7 +321,10 @@ impl Grid {
                     } else {
                         (dir + 3) % 4
                     };
-                    debug_assert!(options & (1 << next) != 0, "boundary edges form closed loops");
+                    debug_assert!(
+                        options & (1 << next) != 0,
+                        "boundary edges form closed loops"
+                    );
                     if next != dir {
                         contour.push(Vec2::new(x as f32, y as f32));
                     }
@@ -343,7 +375,10 @@ mod tests {
         assert_eq!(c.len(), 2);
         let areas: Vec<f64> = c.iter().map(|c| signed_area(c)).collect();
         assert!(areas.contains(&9.0) && areas.contains(&-1.0), "{areas:?}");
-        assert!(c.iter().all(|c| c.len() == 4), "collinear runs merged: {c:?}");
+        assert!(
+            c.iter().all(|c| c.len() == 4),
+            "collinear runs merged: {c:?}"
+        );
     }
 
     #[test]
@@ -367,7 +402,10 @@ mod tests {
     fn malformed_maps_name_the_line() {
         let cases = [
             ("type octile\nheight 2\nwidth 2\nmap\n..\n", "truncated"),
-            ("type octile\nheight 1\nwidth 3\nmap\n..\n", ":5: row 0 has 2 cells"),
+            (
+                "type octile\nheight 1\nwidth 3\nmap\n..\n",
+                ":5: row 0 has 2 cells",
+            ),
             ("type octile\nheight x\nwidth 3\nmap\n...\n", ":2: height"),
             ("type octile\nheight 1\nwidth 3\nmap\n.?.\n", "column 2"),
             ("type octile\nheight 1\nwidth 1\nmap\n@\n", "no walkable"),
@@ -381,7 +419,8 @@ mod tests {
 
     #[test]
     fn scenario_lines_parse() {
-        let s = Scenario::parse("version 1\n0\tm.map\t4\t4\t0\t1\t2\t3\t2.82842712\n", "s").unwrap();
+        let s =
+            Scenario::parse("version 1\n0\tm.map\t4\t4\t0\t1\t2\t3\t2.82842712\n", "s").unwrap();
         assert_eq!(s[0].start, (0, 1));
         assert_eq!(s[0].goal_point(), Vec2::new(2.5, 3.5));
         assert!(Scenario::parse("version 1\n0\tm.map\t4\n", "s").is_err());

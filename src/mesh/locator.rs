@@ -128,7 +128,9 @@ impl Locator {
         for y in y0..=y1 {
             for x in x0..=x1 {
                 let c = (y * self.cols + x) as usize;
-                out.extend_from_slice(&self.items[self.starts[c] as usize..self.starts[c + 1] as usize]);
+                out.extend_from_slice(
+                    &self.items[self.starts[c] as usize..self.starts[c + 1] as usize],
+                );
             }
         }
     }

@@ -266,7 +266,8 @@ impl NavMesh {
     /// Cost multiplier of a region (its area kind's cost).
     #[must_use]
     pub fn region_cost(&self, id: RegionId) -> Option<f32> {
-        self.region(id).map(|r| self.tables.region_cost[r.index as usize])
+        self.region(id)
+            .map(|r| self.tables.region_cost[r.index as usize])
     }
 
     /// Designer nav points carried over from the level.
@@ -309,7 +310,8 @@ impl NavMesh {
     /// key), one edge per portal (weight: its key). Used by tools and test oracles.
     #[must_use]
     pub fn region_graph(&self) -> petgraph::graph::UnGraph<RegionId, PortalId> {
-        let mut g = petgraph::graph::UnGraph::with_capacity(self.region_count(), self.portal_count());
+        let mut g =
+            petgraph::graph::UnGraph::with_capacity(self.region_count(), self.portal_count());
         for (key, _) in self.regions() {
             g.add_node(key);
         }

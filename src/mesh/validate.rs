@@ -34,7 +34,10 @@ impl NavMesh {
             }
             let n = region.vertices.len();
             if n < 3 || region.portals.len() != n {
-                return err(format!("region {i} has {n} vertices and {} edge slots", region.portals.len()));
+                return err(format!(
+                    "region {i} has {n} vertices and {} edge slots",
+                    region.portals.len()
+                ));
             }
             if region.vertices.iter().any(|v| !v.is_finite()) {
                 return err(format!("region {i} has a non-finite vertex"));
@@ -50,11 +53,18 @@ impl NavMesh {
                 let c = region.vertices[(k + 2) % n];
                 let turn = geometry::orient(a, b, c);
                 if turn < -CONVEX_EPS * (b - a).length().max((c - b).length()).max(1.0) {
-                    return err(format!("region {i} is not convex at vertex {}", (k + 1) % n));
+                    return err(format!(
+                        "region {i} is not convex at vertex {}",
+                        (k + 1) % n
+                    ));
                 }
             }
             if region.area as usize >= data.areas.len().max(1) {
-                return err(format!("region {i} has area kind {} of {}", region.area, data.areas.len()));
+                return err(format!(
+                    "region {i} has area kind {} of {}",
+                    region.area,
+                    data.areas.len()
+                ));
             }
             for (k, portal) in region.portals.iter().enumerate() {
                 let Some(pid) = portal else { continue };
@@ -62,12 +72,22 @@ impl NavMesh {
                     return err(format!("region {i} edge {k} names a missing portal"));
                 };
                 if !p.regions.contains(&key) {
-                    return err(format!("region {i} edge {k} names portal {} that does not touch it", p.index));
+                    return err(format!(
+                        "region {i} edge {k} names portal {} that does not touch it",
+                        p.index
+                    ));
                 }
                 // the edge must be the portal seen from this region's side
-                let (l, r) = if p.regions[0] == key { (p.left, p.right) } else { (p.right, p.left) };
+                let (l, r) = if p.regions[0] == key {
+                    (p.left, p.right)
+                } else {
+                    (p.right, p.left)
+                };
                 if region.vertices[k] != r || region.vertices[(k + 1) % n] != l {
-                    return err(format!("region {i} edge {k} does not match the ends of portal {}", p.index));
+                    return err(format!(
+                        "region {i} edge {k} does not match the ends of portal {}",
+                        p.index
+                    ));
                 }
             }
         }
@@ -86,16 +106,23 @@ impl NavMesh {
             for region in [a, b] {
                 let count = region.portals.iter().filter(|&&q| q == Some(pkey)).count();
                 if count != 1 {
-                    return err(format!("portal {j} appears {count} times on region {}", region.index));
+                    return err(format!(
+                        "portal {j} appears {count} times on region {}",
+                        region.index
+                    ));
                 }
             }
             if a.component != b.component {
-                return err(format!("portal {j} joins components {} and {}", a.component, b.component));
+                return err(format!(
+                    "portal {j} joins components {} and {}",
+                    a.component, b.component
+                ));
             }
             if p.left == p.right {
                 return err(format!("portal {j} has zero width"));
             }
-            if let Some(other) = seen.insert((a.index.min(b.index), a.index.max(b.index)), j as u32) {
+            if let Some(other) = seen.insert((a.index.min(b.index), a.index.max(b.index)), j as u32)
+            {
                 // two portals between the same regions are allowed only on different edges
                 let q = &data.portals.values().nth(other as usize);
                 if q.is_some_and(|q| q.left == p.left && q.right == p.right) {
@@ -104,13 +131,22 @@ impl NavMesh {
             }
         }
         if data.stats.components > 0 {
-            if let Some(r) = data.regions.values().find(|r| r.component >= data.stats.components) {
-                return err(format!("region {} is in component {} of {}", r.index, r.component, data.stats.components));
+            if let Some(r) = data
+                .regions
+                .values()
+                .find(|r| r.component >= data.stats.components)
+            {
+                return err(format!(
+                    "region {} is in component {} of {}",
+                    r.index, r.component, data.stats.components
+                ));
             }
         }
         let expected = data.stats.walkable_area;
         if expected > 0.0 && (total_area - expected).abs() > 1e-4 * expected.max(1.0) {
-            return err(format!("regions cover {total_area} but the walkable area is {expected}"));
+            return err(format!(
+                "regions cover {total_area} but the walkable area is {expected}"
+            ));
         }
         // the graph the search uses must be the portals
         if self.tables.portal_regions.len() != data.portals.len()

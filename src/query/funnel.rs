@@ -17,7 +17,13 @@ pub(crate) fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec
     out.clear();
     out.push(start);
     let n = portals.len() + 1;
-    let portal = |i: usize| if i < portals.len() { portals[i] } else { [goal, goal] };
+    let portal = |i: usize| {
+        if i < portals.len() {
+            portals[i]
+        } else {
+            [goal, goal]
+        }
+    };
     let (mut apex, mut left, mut right) = (start, start, start);
     let (mut left_i, mut right_i) = (0usize, 0usize);
     let mut i = 0usize;

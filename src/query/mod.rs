@@ -8,7 +8,7 @@ use glam::Vec2;
 use crate::error::QueryError;
 use crate::geometry::{self, Aabb};
 use crate::mesh::{NavMesh, RegionId};
-use crate::search::{astar, PortalGraph, SearchContext, SearchOutcome};
+use crate::search::{astar, Funnel, PortalGraph, SearchContext, SearchOutcome};
 
 /// Default expansion budget of a [`NavQuery`]: enough for any path on a
 /// 4096 x 4096 map's mesh; a game with a frame budget sets its own.
@@ -107,7 +107,7 @@ pub struct RaycastHit {
 /// so steady-state queries do not allocate.
 #[derive(Debug, Clone)]
 pub struct NavQuery {
-    ctx: SearchContext<Vec2>,
+    ctx: SearchContext<Funnel>,
     nodes: Vec<u32>,
     portals: Vec<[Vec2; 2]>,
     candidates: Vec<u32>,
@@ -203,7 +203,8 @@ impl NavQuery {
             || self.region_area.len() != mesh.region_count()
         {
             self.region_area.clear();
-            self.region_area.extend(mesh.data.regions.values().map(|r| r.area));
+            self.region_area
+                .extend(mesh.data.regions.values().map(|r| r.area));
             self.region_area_for = mesh as *const NavMesh as usize;
         }
         let graph = PortalGraph {
@@ -215,7 +216,12 @@ impl NavQuery {
             region_area: &self.region_area,
             heuristic_scale: t.min_cost,
         };
-        let outcome = astar(&graph, &mut self.ctx, &[(graph.start_node(), 0.0, start)], self.max_expansions);
+        let outcome = astar(
+            &graph,
+            &mut self.ctx,
+            &[(graph.start_node(), 0.0, Funnel::start(start))],
+            self.max_expansions,
+        );
         let (end_node, end, status) = match outcome {
             SearchOutcome::Found(node) => (node, goal, PathStatus::Complete),
             SearchOutcome::Exhausted => return Err(QueryError::Unreachable),
@@ -225,14 +231,15 @@ impl NavQuery {
                         budget: self.max_expansions,
                     });
                 }
-                let at = self.ctx.payload(best).unwrap_or(start);
+                let at = self.ctx.payload(best).map_or(start, |f| f.at);
                 (best, at, PathStatus::Partial)
             }
         };
         self.ctx.path_to(end_node, &mut self.nodes);
         self.portals.clear();
         for &node in &self.nodes {
-            path.corridor.push(t.region_keys[graph.entered(node) as usize]);
+            path.corridor
+                .push(t.region_keys[graph.entered(node) as usize]);
             if node < graph.start_node() {
                 self.portals.push(graph.crossing_ends(node));
             }
@@ -249,7 +256,12 @@ impl NavQuery {
     /// The point on the mesh nearest to `p` within `max_distance` (world
     /// units), with its region; `p` itself when it is on the mesh.
     #[must_use]
-    pub fn nearest_point(&mut self, mesh: &NavMesh, p: Vec2, max_distance: f32) -> Option<(Vec2, RegionId)> {
+    pub fn nearest_point(
+        &mut self,
+        mesh: &NavMesh,
+        p: Vec2,
+        max_distance: f32,
+    ) -> Option<(Vec2, RegionId)> {
         if !p.is_finite() || !(max_distance >= 0.0) {
             return None;
         }
@@ -261,7 +273,10 @@ impl NavQuery {
             min: p - Vec2::splat(max_distance),
             max: p + Vec2::splat(max_distance),
         };
-        if mesh.bounds().is_empty() || query_box.max.cmplt(mesh.bounds().min).any() || query_box.min.cmpgt(mesh.bounds().max).any() {
+        if mesh.bounds().is_empty()
+            || query_box.max.cmplt(mesh.bounds().min).any()
+            || query_box.min.cmpgt(mesh.bounds().max).any()
+        {
             return None;
         }
         mesh.locator.candidates_in(query_box, &mut self.candidates);
@@ -287,10 +302,19 @@ impl NavQuery {
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] for a bad `from`.
-    pub fn raycast(&mut self, mesh: &NavMesh, from: Vec2, to: Vec2) -> Result<Option<RaycastHit>, QueryError> {
+    pub fn raycast(
+        &mut self,
+        mesh: &NavMesh,
+        from: Vec2,
+        to: Vec2,
+    ) -> Result<Option<RaycastHit>, QueryError> {
         let (from, mut region) = self.resolve(mesh, from, "start", 0.0)?;
         if !to.is_finite() {
-            return Err(QueryError::NonFinite { which: "goal", x: to.x, y: to.y });
+            return Err(QueryError::NonFinite {
+                which: "goal",
+                x: to.x,
+                y: to.y,
+            });
         }
         let dir = to - from;
         let mut t_in = 0.0f32;
@@ -312,7 +336,9 @@ impl NavQuery {
                     exit = Some((t, k));
                 }
             }
-            let Some((t_exit, k)) = exit else { return Ok(None) };
+            let Some((t_exit, k)) = exit else {
+                return Ok(None);
+            };
             if t_exit >= 1.0 {
                 return Ok(None);
             }
@@ -337,9 +363,19 @@ impl NavQuery {
         Ok(None)
     }
 
-    fn resolve(&mut self, mesh: &NavMesh, p: Vec2, which: &'static str, snap: f32) -> Result<(Vec2, u32), QueryError> {
+    fn resolve(
+        &mut self,
+        mesh: &NavMesh,
+        p: Vec2,
+        which: &'static str,
+        snap: f32,
+    ) -> Result<(Vec2, u32), QueryError> {
         if !p.is_finite() {
-            return Err(QueryError::NonFinite { which, x: p.x, y: p.y });
+            return Err(QueryError::NonFinite {
+                which,
+                x: p.x,
+                y: p.y,
+            });
         }
         if let Some(r) = mesh.locator.locate(mesh, p) {
             return Ok((p, r));

@@ -11,7 +11,7 @@
 
 mod portal_graph;
 
-pub(crate) use portal_graph::PortalGraph;
+pub(crate) use portal_graph::{Funnel, PortalGraph};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -28,7 +28,12 @@ pub trait SearchGraph {
 
     /// Calls `visit(next, step_cost, next_payload)` for every successor of `node`.
     /// Step costs must be finite and >= 0.
-    fn expand<F: FnMut(u32, f32, Self::Payload)>(&self, node: u32, payload: Self::Payload, visit: F);
+    fn expand<F: FnMut(u32, f32, Self::Payload)>(
+        &self,
+        node: u32,
+        payload: Self::Payload,
+        visit: F,
+    );
 
     /// A lower bound on the remaining cost from `node`; admissible and consistent.
     fn heuristic(&self, node: u32, payload: Self::Payload) -> f32;
@@ -55,6 +60,7 @@ struct OpenEntry {
     // on equal f, prefer the node nearer the goal, then the lower id
     h: OrderedFloat<f32>,
     node: u32,
+    g: OrderedFloat<f32>,
 }
 
 /// Reusable scratch space for [`astar`]: open list and generation-stamped node marks.
@@ -170,14 +176,15 @@ pub fn astar<G: SearchGraph>(
             f: OrderedFloat(g + h),
             h: OrderedFloat(h),
             node,
+            g: OrderedFloat(g),
         }));
     }
     let mut best: Option<(f32, u32)> = None;
     while let Some(Reverse(entry)) = ctx.heap.pop() {
         let node = entry.node;
         let i = node as usize;
-        if ctx.closed[i] == generation {
-            continue;
+        if ctx.closed[i] == generation || entry.g.0 > ctx.g[i] {
+            continue; // expanded already, or a stale entry of a node reached more cheaply since
         }
         if graph.is_goal(node) {
             return SearchOutcome::Found(node);
@@ -207,6 +214,7 @@ pub fn astar<G: SearchGraph>(
                 f: OrderedFloat(g + h),
                 h: OrderedFloat(h),
                 node: next,
+                g: OrderedFloat(g),
             }));
         });
     }
@@ -246,19 +254,36 @@ mod tests {
         //   0 --1--> 1 --1--> 3
         //   0 --5--> 2 --0--> 3
         let g = Weighted {
-            adj: vec![vec![(1, 1.0), (2, 5.0)], vec![(3, 1.0)], vec![(3, 0.0)], vec![]],
+            adj: vec![
+                vec![(1, 1.0), (2, 5.0)],
+                vec![(3, 1.0)],
+                vec![(3, 0.0)],
+                vec![],
+            ],
             goal: 3,
         };
         let mut ctx = SearchContext::new();
         for _ in 0..3 {
-            assert_eq!(astar(&g, &mut ctx, &[(0, 0.0, ())], u32::MAX), SearchOutcome::Found(3));
+            assert_eq!(
+                astar(&g, &mut ctx, &[(0, 0.0, ())], u32::MAX),
+                SearchOutcome::Found(3)
+            );
             assert_eq!(ctx.cost(3), Some(2.0));
             let mut p = Vec::new();
             ctx.path_to(3, &mut p);
             assert_eq!(p, vec![0, 1, 3]);
         }
-        assert_eq!(astar(&g, &mut ctx, &[(0, 0.0, ())], 1), SearchOutcome::OutOfBudget(0));
-        let unreachable = Weighted { adj: vec![vec![], vec![]], goal: 1 };
-        assert_eq!(astar(&unreachable, &mut ctx, &[(0, 0.0, ())], u32::MAX), SearchOutcome::Exhausted);
+        assert_eq!(
+            astar(&g, &mut ctx, &[(0, 0.0, ())], 1),
+            SearchOutcome::OutOfBudget(0)
+        );
+        let unreachable = Weighted {
+            adj: vec![vec![], vec![]],
+            goal: 1,
+        };
+        assert_eq!(
+            astar(&unreachable, &mut ctx, &[(0, 0.0, ())], u32::MAX),
+            SearchOutcome::Exhausted
+        );
     }
 }

@@ -52,11 +52,19 @@ impl CheckGrid {
         for row in &lines[start..start + height as usize] {
             free.extend(row.bytes().map(|c| matches!(c, b'.' | b'G' | b'S')));
         }
-        CheckGrid { width, height, free }
+        CheckGrid {
+            width,
+            height,
+            free,
+        }
     }
 
     pub fn free(&self, x: i64, y: i64) -> bool {
-        x >= 0 && y >= 0 && x < self.width && y < self.height && self.free[(y * self.width + x) as usize]
+        x >= 0
+            && y >= 0
+            && x < self.width
+            && y < self.height
+            && self.free[(y * self.width + x) as usize]
     }
 
     /// Why the segment leaves free space, if it does: it enters a blocked
@@ -101,25 +109,39 @@ impl CheckGrid {
                 (true, true) => true,
             };
             if !ok {
-                return Some(format!("enters a blocked cell near ({:.3}, {:.3})", m.x, m.y));
+                return Some(format!(
+                    "enters a blocked cell near ({:.3}, {:.3})",
+                    m.x, m.y
+                ));
             }
         }
         // crossings of grid corners: the cells just before and after must not
         // be a diagonal pair whose other two cells are both blocked
         for &t in &ts[1..ts.len() - 1] {
             let c = p + d * t;
-            if (c.x - c.x.round()).abs() < EPS && (c.y - c.y.round()).abs() < EPS && d.x != 0.0 && d.y != 0.0 {
+            if (c.x - c.x.round()).abs() < EPS
+                && (c.y - c.y.round()).abs() < EPS
+                && d.x != 0.0
+                && d.y != 0.0
+            {
                 let (x, y) = (c.x.round() as i64, c.y.round() as i64);
-                let before = (if d.x > 0.0 { x - 1 } else { x }, if d.y > 0.0 { y - 1 } else { y });
-                let after = (if d.x > 0.0 { x } else { x - 1 }, if d.y > 0.0 { y } else { y - 1 });
+                let before = (
+                    if d.x > 0.0 { x - 1 } else { x },
+                    if d.y > 0.0 { y - 1 } else { y },
+                );
+                let after = (
+                    if d.x > 0.0 { x } else { x - 1 },
+                    if d.y > 0.0 { y } else { y - 1 },
+                );
                 let side1 = (after.0, before.1);
                 let side2 = (before.0, after.1);
                 if !self.free(side1.0, side1.1) && !self.free(side2.0, side2.1) {
-                    return Some(format!("squeezes between blocked cells at corner ({x}, {y})"));
+                    return Some(format!(
+                        "squeezes between blocked cells at corner ({x}, {y})"
+                    ));
                 }
             }
         }
         None
     }
 }
-

@@ -1,0 +1,126 @@
+//! The baked file: a fixed header around a postcard body.
+//!
+//! ```text
+//! offset size  field
+//! 0      8     magic "PNAVMESH"
+//! 8      4     format version, little endian
+//! 12     8     body length in bytes, little endian
+//! 20     8     FNV-1a 64 checksum of the body, little endian
+//! 28     n     body: postcard encoding of the mesh data
+//! ```
+//! Loading checks magic, version, length and checksum before decoding, then
+//! validates the decoded mesh, so a corrupted file is an error, never a panic.
+
+use std::path::Path;
+
+use crate::error::FileError;
+use crate::mesh::{MeshData, NavMesh};
+
+const MAGIC: &[u8; 8] = b"PNAVMESH";
+/// Version of the baked file format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 28;
+
+/// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl NavMesh {
+    /// The baked file as bytes (see the module docs for the layout).
+    ///
+    /// # Errors
+    /// [`FileError::Invalid`] if the mesh cannot be encoded (does not happen
+    /// for meshes made by the bake).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
+        let body =
+            postcard::to_allocvec(&self.data).map_err(|e| FileError::Invalid(e.to_string()))?;
+        let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        Ok(out)
+    }
+
+    /// Reads a mesh from the bytes of a baked file.
+    ///
+    /// # Errors
+    /// [`FileError::BadMagic`], [`FileError::UnsupportedVersion`],
+    /// [`FileError::Truncated`], [`FileError::Checksum`] or
+    /// [`FileError::Invalid`] (the body does not decode or the mesh fails
+    /// [`NavMesh::validate`]).
+    pub fn from_bytes(bytes: &[u8]) -> Result<NavMesh, FileError> {
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(FileError::BadMagic);
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(FileError::Truncated {
+                expected: HEADER_LEN as u64,
+                found: bytes.len() as u64,
+            });
+        }
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version != FORMAT_VERSION {
+            return Err(FileError::UnsupportedVersion {
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let len = word(12);
+        let expected = HEADER_LEN as u64 + len;
+        if bytes.len() as u64 != expected {
+            return Err(FileError::Truncated {
+                expected,
+                found: bytes.len() as u64,
+            });
+        }
+        let body = &bytes[HEADER_LEN..];
+        let (stored, found) = (word(20), fnv1a64(body));
+        if stored != found {
+            return Err(FileError::Checksum {
+                expected: stored,
+                found,
+            });
+        }
+        let data: MeshData =
+            postcard::from_bytes(body).map_err(|e| FileError::Invalid(e.to_string()))?;
+        let mesh = NavMesh::from_data(data);
+        mesh.validate()
+            .map_err(|e| FileError::Invalid(e.to_string()))?;
+        Ok(mesh)
+    }
+
+    /// Writes the baked file.
+    ///
+    /// # Errors
+    /// [`FileError::Io`] when the file cannot be written.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), FileError> {
+        let path = path.as_ref();
+        let bytes = self.to_bytes()?;
+        std::fs::write(path, bytes).map_err(|error| FileError::Io {
+            path: path.to_path_buf(),
+            error,
+        })
+    }
+
+    /// Loads a baked file written by [`NavMesh::save`].
+    ///
+    /// # Errors
+    /// [`FileError::Io`] when the file cannot be read, otherwise as [`NavMesh::from_bytes`].
+    pub fn load(path: impl AsRef<Path>) -> Result<NavMesh, FileError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|error| FileError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        NavMesh::from_bytes(&bytes)
+    }
+}
