@@ -4,3 +4,4 @@ mod common;
 
 mod bake_maps;
 mod scenarios;
+mod tiny;

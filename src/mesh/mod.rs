@@ -146,7 +146,8 @@ pub struct BakeStats {
     pub dropped_constraints: u32,
     /// Walkable area in square world units.
     pub walkable_area: f64,
-    /// Wall-clock milliseconds of the bake (not part of the bit-identical contract).
+    /// Wall-clock milliseconds of the bake; not saved, so baked files stay byte-identical.
+    #[serde(skip)]
     pub bake_ms: f64,
 }
 
