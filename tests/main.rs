@@ -3,5 +3,6 @@
 mod common;
 
 mod bake_maps;
+mod properties;
 mod scenarios;
 mod tiny;
