@@ -68,8 +68,8 @@ fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
     // candidate diagonals: (length², a, b, t, u) with t < u so each appears once
     let mut diagonals: Vec<(f64, u32, u32, u32, u32)> = Vec::new();
     for (t, nb) in tri.neighbours.iter().enumerate() {
-        for k in 0..3 {
-            if let Some(u) = nb[k] {
+        for (k, &other) in nb.iter().enumerate() {
+            if let Some(u) = other {
                 if (t as u32) < u && tri.tri_area[t] == tri.tri_area[u as usize] {
                     let a = tri.tris[t][k];
                     let b = tri.tris[t][(k + 1) % 3];

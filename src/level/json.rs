@@ -103,10 +103,7 @@ pub(super) fn parse(text: &str, source_name: &str) -> Result<Level, LevelError> 
             &format!("areas[{i}].polygon"),
             &a.polygon,
         )?);
-        let cost = match a.cost {
-            None => None,
-            Some(c) => Some(c as f32),
-        };
+        let cost = a.cost.map(|c| c as f32);
         level.areas.push(Area {
             kind: a.kind.clone(),
             cost,

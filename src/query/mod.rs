@@ -262,7 +262,7 @@ impl NavQuery {
         p: Vec2,
         max_distance: f32,
     ) -> Option<(Vec2, RegionId)> {
-        if !p.is_finite() || !(max_distance >= 0.0) {
+        if !p.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
             return None;
         }
         if let Some(r) = mesh.locate(p) {

@@ -60,7 +60,11 @@ impl CheckGrid {
     }
 
     pub fn from_mask(width: i64, height: i64, free: Vec<bool>) -> CheckGrid {
-        CheckGrid { width, height, free }
+        CheckGrid {
+            width,
+            height,
+            free,
+        }
     }
 
     pub fn free(&self, x: i64, y: i64) -> bool {

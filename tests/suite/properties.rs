@@ -110,20 +110,37 @@ proptest! {
 
 #[test]
 fn threads_get_identical_paths() {
-    let level = Level::from_movingai_file(crate::common::movingai_dir().join("den520d.map")).unwrap();
+    let level =
+        Level::from_movingai_file(crate::common::movingai_dir().join("den520d.map")).unwrap();
     let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
-    let scens = portalnav::Scenario::load_file(crate::common::movingai_dir().join("den520d.map.scen")).unwrap();
+    let scens =
+        portalnav::Scenario::load_file(crate::common::movingai_dir().join("den520d.map.scen"))
+            .unwrap();
     let run = |mesh: &NavMesh| {
         let mut q = NavQuery::new();
         scens
             .iter()
             .step_by(7)
-            .map(|s| q.find_path(mesh, s.start_point(), s.goal_point(), &QueryFilter::default()).unwrap())
+            .map(|s| {
+                q.find_path(
+                    mesh,
+                    s.start_point(),
+                    s.goal_point(),
+                    &QueryFilter::default(),
+                )
+                .unwrap()
+            })
             .collect::<Vec<_>>()
     };
     let alone = run(&mesh);
-    let threaded: Vec<Vec<portalnav::Path>> =
-        std::thread::scope(|s| (0..3).map(|_| s.spawn(|| run(&mesh))).collect::<Vec<_>>().into_iter().map(|h| h.join().unwrap()).collect());
+    let threaded: Vec<Vec<portalnav::Path>> = std::thread::scope(|s| {
+        (0..3)
+            .map(|_| s.spawn(|| run(&mesh)))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect()
+    });
     for t in threaded {
         assert_eq!(t, alone);
     }

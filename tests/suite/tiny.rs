@@ -15,10 +15,15 @@ fn bake(level: &Level) -> NavMesh {
 
 #[test]
 fn square_is_one_region() {
-    let mesh = bake(&Level { walkable: vec![rect(0., 0., 10., 10.)], ..Level::default() });
+    let mesh = bake(&Level {
+        walkable: vec![rect(0., 0., 10., 10.)],
+        ..Level::default()
+    });
     assert_eq!(mesh.region_count(), 1);
     assert_eq!(mesh.portal_count(), 0);
-    let path = NavQuery::new().find_path(&mesh, vec2(1., 1.), vec2(9., 9.), &QueryFilter::default()).unwrap();
+    let path = NavQuery::new()
+        .find_path(&mesh, vec2(1., 1.), vec2(9., 9.), &QueryFilter::default())
+        .unwrap();
     assert_eq!(path.waypoints(), &[vec2(1., 1.), vec2(9., 9.)]);
     assert!((path.length() - 128f32.sqrt()).abs() < 1e-5);
 }
@@ -38,12 +43,18 @@ fn square_with_hole_goes_around_a_corner() {
     let mesh = bake(&level);
     assert_eq!(mesh.component_count(), 1);
     assert!((mesh.stats().walkable_area - 76.0).abs() < 1e-6);
-    let path = NavQuery::new().find_path(&mesh, vec2(1., 5.), vec2(9., 5.), &QueryFilter::default()).unwrap();
+    let path = NavQuery::new()
+        .find_path(&mesh, vec2(1., 5.), vec2(9., 5.), &QueryFilter::default())
+        .unwrap();
     let w = path.waypoints();
     assert_eq!(w.len(), 4, "start, two corners of the hole, goal: {w:?}");
     assert!(w[1] == vec2(3., 2.) || w[1] == vec2(3., 8.), "{w:?}");
     let expected = 2.0 * (4f32 + 9.0).sqrt() + 4.0;
-    assert!((path.length() - expected).abs() < 1e-4, "{} vs {expected}", path.length());
+    assert!(
+        (path.length() - expected).abs() < 1e-4,
+        "{} vs {expected}",
+        path.length()
+    );
 }
 
 #[test]
@@ -52,10 +63,25 @@ fn l_shape_wraps_the_inner_corner() {
     //       |  |
     //       |  +-------+(10,2)
     //       +----------+
-    let l = vec![vec2(0., 0.), vec2(10., 0.), vec2(10., 2.), vec2(2., 2.), vec2(2., 10.), vec2(0., 10.)];
-    let mesh = bake(&Level { walkable: vec![l], ..Level::default() });
-    let path = NavQuery::new().find_path(&mesh, vec2(9., 1.), vec2(1., 9.), &QueryFilter::default()).unwrap();
-    assert_eq!(path.waypoints(), &[vec2(9., 1.), vec2(2., 2.), vec2(1., 9.)]);
+    let l = vec![
+        vec2(0., 0.),
+        vec2(10., 0.),
+        vec2(10., 2.),
+        vec2(2., 2.),
+        vec2(2., 10.),
+        vec2(0., 10.),
+    ];
+    let mesh = bake(&Level {
+        walkable: vec![l],
+        ..Level::default()
+    });
+    let path = NavQuery::new()
+        .find_path(&mesh, vec2(9., 1.), vec2(1., 9.), &QueryFilter::default())
+        .unwrap();
+    assert_eq!(
+        path.waypoints(),
+        &[vec2(9., 1.), vec2(2., 2.), vec2(1., 9.)]
+    );
 }
 
 #[test]
@@ -67,18 +93,30 @@ fn two_islands_are_unreachable_at_once() {
     let mesh = bake(&level);
     assert_eq!(mesh.component_count(), 2);
     let mut q = NavQuery::new();
-    let err = q.find_path(&mesh, vec2(1., 1.), vec2(11., 1.), &QueryFilter::default()).unwrap_err();
+    let err = q
+        .find_path(&mesh, vec2(1., 1.), vec2(11., 1.), &QueryFilter::default())
+        .unwrap_err();
     assert_eq!(err, QueryError::Unreachable);
-    assert_eq!(q.last_expansions(), 0, "answered from component ids, no search");
+    assert_eq!(
+        q.last_expansions(),
+        0,
+        "answered from component ids, no search"
+    );
 }
 
 #[test]
 fn corner_touching_cells_are_not_connected() {
-    let grid = portalnav::Grid::parse("type octile\nheight 2\nwidth 2\nmap\n.@\n@.\n", "t.map").unwrap();
+    let grid =
+        portalnav::Grid::parse("type octile\nheight 2\nwidth 2\nmap\n.@\n@.\n", "t.map").unwrap();
     let mesh = bake(&grid.to_level());
     assert_eq!(mesh.component_count(), 2);
     let err = NavQuery::new()
-        .find_path(&mesh, vec2(0.5, 0.5), vec2(1.5, 1.5), &QueryFilter::default())
+        .find_path(
+            &mesh,
+            vec2(0.5, 0.5),
+            vec2(1.5, 1.5),
+            &QueryFilter::default(),
+        )
         .unwrap_err();
     assert_eq!(err, QueryError::Unreachable);
 }
@@ -93,12 +131,27 @@ fn bad_queries_get_typed_errors() {
     let mut q = NavQuery::new();
     let f = QueryFilter::default();
     let ok = vec2(1., 1.);
-    assert!(matches!(q.find_path(&mesh, vec2(f32::NAN, 1.), ok, &f), Err(QueryError::NonFinite { which: "start", .. })));
-    assert!(matches!(q.find_path(&mesh, ok, vec2(1., f32::INFINITY), &f), Err(QueryError::NonFinite { which: "goal", .. })));
-    assert!(matches!(q.find_path(&mesh, vec2(1e30, -1e30), ok, &f), Err(QueryError::OffMesh { which: "start", .. })));
-    assert!(matches!(q.find_path(&mesh, ok, vec2(5., 5.), &f), Err(QueryError::OffMesh { which: "goal", .. })));
+    assert!(matches!(
+        q.find_path(&mesh, vec2(f32::NAN, 1.), ok, &f),
+        Err(QueryError::NonFinite { which: "start", .. })
+    ));
+    assert!(matches!(
+        q.find_path(&mesh, ok, vec2(1., f32::INFINITY), &f),
+        Err(QueryError::NonFinite { which: "goal", .. })
+    ));
+    assert!(matches!(
+        q.find_path(&mesh, vec2(1e30, -1e30), ok, &f),
+        Err(QueryError::OffMesh { which: "start", .. })
+    ));
+    assert!(matches!(
+        q.find_path(&mesh, ok, vec2(5., 5.), &f),
+        Err(QueryError::OffMesh { which: "goal", .. })
+    ));
     // snapping moves the goal out of the obstacle to its nearest edge
-    let snap = QueryFilter { snap_distance: 2.0, ..f };
+    let snap = QueryFilter {
+        snap_distance: 2.0,
+        ..f
+    };
     let path = q.find_path(&mesh, ok, vec2(5., 4.5), &snap).unwrap();
     assert_eq!(*path.waypoints().last().unwrap(), vec2(5., 4.));
 }
@@ -111,8 +164,15 @@ fn raycast_and_nearest_point() {
         ..Level::default()
     });
     let mut q = NavQuery::new();
-    assert_eq!(q.raycast(&mesh, vec2(1., 9.), vec2(9., 9.)).unwrap(), None, "clear above the wall");
-    let hit = q.raycast(&mesh, vec2(1., 4.), vec2(9., 4.)).unwrap().expect("the wall blocks");
+    assert_eq!(
+        q.raycast(&mesh, vec2(1., 9.), vec2(9., 9.)).unwrap(),
+        None,
+        "clear above the wall"
+    );
+    let hit = q
+        .raycast(&mesh, vec2(1., 4.), vec2(9., 4.))
+        .unwrap()
+        .expect("the wall blocks");
     assert!((hit.point - vec2(4., 4.)).length() < 1e-4, "{hit:?}");
     assert!((hit.t - 3.0 / 8.0).abs() < 1e-5);
     let (p, _) = q.nearest_point(&mesh, vec2(4.5, 3.), 1.0).unwrap();
@@ -131,27 +191,51 @@ fn area_costs_steer_the_path_and_impassable_areas_block() {
     .unwrap();
     let mesh = bake(&level);
     assert!((mesh.stats().walkable_area - 298.0).abs() < 1e-4);
-    let path = NavQuery::new().find_path(&mesh, vec2(5., 4.), vec2(25., 4.), &QueryFilter::default()).unwrap();
-    assert!(path.waypoints().iter().any(|p| p.y >= 8.0 - 1e-4), "goes round the swamp: {:?}", path.waypoints());
+    let path = NavQuery::new()
+        .find_path(&mesh, vec2(5., 4.), vec2(25., 4.), &QueryFilter::default())
+        .unwrap();
+    assert!(
+        path.waypoints().iter().any(|p| p.y >= 8.0 - 1e-4),
+        "goes round the swamp: {:?}",
+        path.waypoints()
+    );
     // excluding ground's neighbour kinds: swamp is area kind 1
-    let no_swamp = QueryFilter { excluded_areas: 1 << 1, ..QueryFilter::default() };
-    let avoid = NavQuery::new().find_path(&mesh, vec2(5., 4.), vec2(25., 4.), &no_swamp).unwrap();
+    let no_swamp = QueryFilter {
+        excluded_areas: 1 << 1,
+        ..QueryFilter::default()
+    };
+    let avoid = NavQuery::new()
+        .find_path(&mesh, vec2(5., 4.), vec2(25., 4.), &no_swamp)
+        .unwrap();
     assert!(avoid.length() >= path.length() - 1e-4);
-    assert!(NavQuery::new().find_path(&mesh, vec2(1., 9.5), vec2(5., 5.), &QueryFilter::default()).is_err(), "lava is not walkable");
+    assert!(
+        NavQuery::new()
+            .find_path(&mesh, vec2(1., 9.5), vec2(5., 5.), &QueryFilter::default())
+            .is_err(),
+        "lava is not walkable"
+    );
 }
 
 #[test]
 fn bake_is_deterministic_and_round_trips() {
     let level = Level {
         walkable: vec![rect(0., 0., 40., 30.)],
-        obstacles: vec![rect(5., 5., 12., 9.), rect(10., 7., 20., 25.), rect(30., -5., 35., 20.)],
+        obstacles: vec![
+            rect(5., 5., 12., 9.),
+            rect(10., 7., 20., 25.),
+            rect(30., -5., 35., 20.),
+        ],
         ..Level::default()
     };
     let a = bake(&level).to_bytes().unwrap();
     let b = bake(&level).to_bytes().unwrap();
     assert_eq!(a, b, "same level, same bytes");
     let loaded = NavMesh::from_bytes(&a).unwrap();
-    assert_eq!(loaded.to_bytes().unwrap(), a, "load then save gives the same bytes");
+    assert_eq!(
+        loaded.to_bytes().unwrap(),
+        a,
+        "load then save gives the same bytes"
+    );
     assert_eq!(loaded.region_count(), bake(&level).region_count());
 }
 
@@ -167,13 +251,22 @@ fn every_corruption_of_a_baked_file_is_an_error() {
         for flip in [0x01u8, 0x80, 0xff] {
             let mut bad = bytes.clone();
             bad[i] ^= flip;
-            assert!(NavMesh::from_bytes(&bad).is_err(), "flipping byte {i} by {flip:#x} went unnoticed");
+            assert!(
+                NavMesh::from_bytes(&bad).is_err(),
+                "flipping byte {i} by {flip:#x} went unnoticed"
+            );
         }
     }
     for len in 0..bytes.len() {
-        assert!(NavMesh::from_bytes(&bytes[..len]).is_err(), "truncated to {len}");
+        assert!(
+            NavMesh::from_bytes(&bytes[..len]).is_err(),
+            "truncated to {len}"
+        );
     }
     let mut version = bytes.clone();
     version[8] = 99;
-    assert!(matches!(NavMesh::from_bytes(&version), Err(portalnav::FileError::UnsupportedVersion { found: 99, .. })));
+    assert!(matches!(
+        NavMesh::from_bytes(&version),
+        Err(portalnav::FileError::UnsupportedVersion { found: 99, .. })
+    ));
 }
