@@ -156,7 +156,7 @@ mod tests {
         let cases = [
             (r#"{"walkable": [[[0,0],[1,0]]]}"#, "walkable[0]"),
             (
-                r#"{"walkable": [[[0,0],[2,2],[2,0],[0,2]]]}"#,
+                r#"{"walkable": [[[0,0],[4,4],[4,0],[0,2]]]}"#,
                 "intersects itself",
             ),
             (r#"{"walkable": [[[0,0],[1,0],[2,0]]]}"#, "zero area"),
