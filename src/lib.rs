@@ -4,6 +4,7 @@
 //! convex regions linked by portals; queries run A* over the portals and pull
 //! the path taut across them.
 
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 pub mod bake;
