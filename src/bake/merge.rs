@@ -45,18 +45,25 @@ enum Order {
 /// 18,109 regions longest-first, 15,450 shortest-first). Ties go to the
 /// earlier order, so the result is deterministic.
 pub(crate) fn merge(tri: &Triangulated) -> Vec<MergedPolygon> {
-    let mut best: Option<Vec<MergedPolygon>> = None;
-    for order in [
-        Order::LongestFirst,
-        Order::ShortestFirst,
-        Order::Triangulation,
-    ] {
-        let polys = merge_in_order(tri, order);
-        if best.as_ref().is_none_or(|b| polys.len() < b.len()) {
-            best = Some(polys);
+    // the three merges are independent: run them side by side (the choice
+    // below does not depend on which finishes first, so the bake stays deterministic)
+    let [a, b, c] = std::thread::scope(|s| {
+        let longest = s.spawn(|| merge_in_order(tri, Order::LongestFirst));
+        let shortest = s.spawn(|| merge_in_order(tri, Order::ShortestFirst));
+        let plain = merge_in_order(tri, Order::Triangulation);
+        [
+            longest.join().expect("merge does not panic"),
+            shortest.join().expect("merge does not panic"),
+            plain,
+        ]
+    });
+    let mut best = a;
+    for polys in [b, c] {
+        if polys.len() < best.len() {
+            best = polys;
         }
     }
-    best.expect("three orders were tried")
+    best
 }
 
 fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {

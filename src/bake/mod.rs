@@ -6,11 +6,11 @@
 //!       -> convex merge (Hertel–Mehlhorn) -> portals -> components -> NavMesh
 //! ```
 
+mod fxmap;
 mod merge;
 mod outline;
 mod triangulate;
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use glam::Vec2;
@@ -20,6 +20,7 @@ use slotmap::SlotMap;
 pub use triangulate::TriangleSoup;
 
 use crate::error::BakeError;
+use fxmap::FxHashMap;
 use crate::level::Level;
 use crate::mesh::{AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId};
 
@@ -104,12 +105,21 @@ impl NavMesh {
             reason: e.to_string(),
         })?;
         let radius = config.radius_for(level)?;
+        let mut lap = Instant::now();
+        let mut stage_ms = [0.0; 4];
+        let mut stage = |k: usize| {
+            stage_ms[k] = lap.elapsed().as_secs_f64() * 1e3;
+            lap = Instant::now();
+        };
         let outline = outline::resolve(level, radius)?;
+        stage(0);
         let tri = triangulate::triangulate(&outline)?;
         if tri.tris.is_empty() {
             return Err(BakeError::NothingWalkable { radius });
         }
+        stage(1);
         let polygons = merge::merge(&tri);
+        stage(2);
 
         let mut areas = vec![AreaKind {
             kind: "ground".to_string(),
@@ -123,6 +133,8 @@ impl NavMesh {
             });
         }
         let mut data = assemble(&tri.points, &polygons, areas);
+        stage(3);
+        data.stats.stage_ms = stage_ms;
         data.name = level.name.clone();
         data.agent_radius = radius;
         data.nav_points = level.nav_points.clone();
@@ -143,7 +155,8 @@ fn assemble(
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
     let mut keys = Vec::with_capacity(polygons.len());
     // directed edge (a, b) -> (region, edge slot)
-    let mut edges: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
+    let mut edges: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();
+    edges.reserve(polygons.len() * 4);
     for (i, poly) in polygons.iter().enumerate() {
         let vertices: Vec<Vec2> = poly
             .vertices
@@ -200,7 +213,7 @@ fn assemble(
     for e in graph.raw_edges() {
         uf.union(e.source().index() as u32, e.target().index() as u32);
     }
-    let mut component_of_root: HashMap<u32, u32> = HashMap::new();
+    let mut component_of_root: FxHashMap<u32, u32> = FxHashMap::default();
     for (i, key) in keys.iter().enumerate() {
         let root = uf.find(i as u32);
         let next = component_of_root.len() as u32;

@@ -1,7 +1,10 @@
 //! Constrained Delaunay triangulation (spade) of the resolved outline, keeping
 //! the walkable triangles and tagging each with its area.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
+use std::hash::BuildHasherDefault;
+
+use super::fxmap::{FxHashMap, FxHasher};
 
 use glam::{DVec2, Vec2};
 use spade::handles::FixedVertexHandle;
@@ -37,7 +40,7 @@ pub(crate) struct Triangulated {
 type Cdt = ConstrainedDelaunayTriangulation<Point2<f64>>;
 
 struct VertexTable {
-    index: HashMap<(u64, u64), u32>,
+    index: FxHashMap<(u64, u64), u32>,
     points: Vec<DVec2>,
 }
 
@@ -66,7 +69,7 @@ impl VertexTable {
 
 pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> {
     let mut table = VertexTable {
-        index: HashMap::new(),
+        index: FxHashMap::default(),
         points: Vec::new(),
     };
     let mut boundary_edges = Vec::new();
@@ -92,14 +95,19 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         )));
     }
     // every constraint so far is a wall: remember them before areas add more
-    let walls: HashSet<(u32, u32)> = cdt
+    let has_areas = !area_edges.is_empty();
+    let walls: HashSet<(u32, u32), BuildHasherDefault<FxHasher>> = if !has_areas {
+        HashSet::default() // every constraint is a wall: no need to remember them
+    } else {
+        cdt
         .undirected_edges()
         .filter(|e| e.is_constraint_edge())
         .map(|e| {
             let [a, b] = e.vertices().map(|v| v.fix().index() as u32);
             (a.min(b), a.max(b))
         })
-        .collect();
+        .collect()
+    };
     for [a, b] in area_edges {
         let before = cdt.num_constraints();
         let added = cdt.try_add_constraint(
@@ -132,7 +140,11 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
             let b = e.to().fix().index() as u32;
             t[k] = a;
             n[k] = e.rev().face().as_inner().map(|f| f.fix().index() as u32);
-            w[k] = walls.contains(&(a.min(b), a.max(b)));
+            w[k] = if has_areas {
+                walls.contains(&(a.min(b), a.max(b)))
+            } else {
+                e.is_constraint_edge()
+            };
         }
         tris.push(t);
         adj.push(n);

@@ -103,6 +103,21 @@ pub fn taut_point_on_segment(a: Vec2, b: Vec2, p: Vec2, g: Vec2) -> Vec2 {
     a + ab * t.clamp(0.0, 1.0)
 }
 
+/// A portal seen edge-on from the apex (the apex lies on its line) leaves a
+/// funnel of zero width whose sides cannot be told apart; the path passes
+/// through it at its end nearer the apex, so it is narrowed to that point.
+#[inline]
+#[must_use]
+pub fn narrow_edge_on(apex: Vec2, [l, r]: [Vec2; 2]) -> [Vec2; 2] {
+    let twice_area = orient(apex, l, r).abs();
+    if l != r && twice_area <= 1e-6 * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
+        let near = if apex.distance_squared(l) <= apex.distance_squared(r) { l } else { r };
+        [near, near]
+    } else {
+        [l, r]
+    }
+}
+
 /// Intersection parameters of segments `p0 p1` and `q0 q1` when they properly
 /// cross or touch; `None` when they are parallel or miss each other.
 #[must_use]

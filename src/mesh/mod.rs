@@ -149,6 +149,10 @@ pub struct BakeStats {
     /// Wall-clock milliseconds of the bake; not saved, so baked files stay byte-identical.
     #[serde(skip)]
     pub bake_ms: f64,
+    /// Milliseconds per stage: booleans, triangulation, merge, portals and
+    /// components (not saved).
+    #[serde(skip)]
+    pub stage_ms: [f64; 4],
 }
 
 /// What the baked file stores: the regions, portals and everything a query needs
@@ -177,6 +181,7 @@ pub(crate) struct Tables {
     /// `[left, right]` of each portal, as in [`Portal::left`].
     pub portal_ends: Vec<[Vec2; 2]>,
     pub region_cost: Vec<f32>,
+    pub region_area: Vec<u16>,
     pub region_component: Vec<u32>,
     pub min_cost: f32,
     pub bounds: Aabb,
@@ -334,6 +339,7 @@ impl Tables {
         let mut region_start = Vec::with_capacity(region_keys.len() + 1);
         let mut region_portals = Vec::new();
         let mut region_cost = Vec::with_capacity(region_keys.len());
+        let mut region_area = Vec::with_capacity(region_keys.len());
         let mut region_component = Vec::with_capacity(region_keys.len());
         let mut bounds = Aabb::EMPTY;
         let mut min_cost = f32::INFINITY;
@@ -347,6 +353,7 @@ impl Tables {
             let cost = data.areas.get(region.area as usize).map_or(1.0, |a| a.cost);
             min_cost = min_cost.min(cost);
             region_cost.push(cost);
+            region_area.push(region.area);
             region_component.push(region.component);
             bounds = bounds.union(Aabb::from_points(&region.vertices));
         }
@@ -365,6 +372,7 @@ impl Tables {
             portal_regions,
             portal_ends,
             region_cost,
+            region_area,
             region_component,
             min_cost: if min_cost.is_finite() { min_cost } else { 1.0 },
             bounds,

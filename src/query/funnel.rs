@@ -9,7 +9,7 @@
 
 use glam::Vec2;
 
-use crate::geometry::orient;
+use crate::geometry::{narrow_edge_on, orient};
 
 /// Appends to `out` the taut path from `start` to `goal` through `portals`
 /// (`[left, right]` as seen travelling along the corridor). `out` is cleared first.
@@ -28,7 +28,7 @@ pub(crate) fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec
     let (mut left_i, mut right_i) = (0usize, 0usize);
     let mut i = 0usize;
     while i < n {
-        let [l, r] = portal(i);
+        let [l, r] = narrow_edge_on(apex, portal(i));
         // narrow the right side
         if orient(apex, right, r) >= 0.0 {
             if apex == right || orient(apex, left, r) < 0.0 {

@@ -111,9 +111,12 @@ pub struct NavQuery {
     nodes: Vec<u32>,
     portals: Vec<[Vec2; 2]>,
     candidates: Vec<u32>,
+    /// Dense regions of the corridor being built.
+    regions: Vec<u32>,
+    /// Per region: (stamp, position in `regions`) while a corridor is built.
+    region_stamp: Vec<(u32, u32)>,
+    stamp: u32,
     max_expansions: u32,
-    region_area: Vec<u16>,
-    region_area_for: usize,
 }
 
 impl Default for NavQuery {
@@ -131,9 +134,10 @@ impl NavQuery {
             nodes: Vec::new(),
             portals: Vec::new(),
             candidates: Vec::new(),
+            regions: Vec::new(),
+            region_stamp: Vec::new(),
+            stamp: 0,
             max_expansions: DEFAULT_MAX_EXPANSIONS,
-            region_area: Vec::new(),
-            region_area_for: usize::MAX,
         }
     }
 
@@ -199,21 +203,12 @@ impl NavQuery {
             path.finish(PathStatus::Complete);
             return Ok(());
         }
-        if self.region_area_for != mesh as *const NavMesh as usize
-            || self.region_area.len() != mesh.region_count()
-        {
-            self.region_area.clear();
-            self.region_area
-                .extend(mesh.data.regions.values().map(|r| r.area));
-            self.region_area_for = mesh as *const NavMesh as usize;
-        }
         let graph = PortalGraph {
             tables: t,
             start_region,
             goal_region,
             goal,
             excluded_areas: filter.excluded_areas,
-            region_area: &self.region_area,
             heuristic_scale: t.min_cost,
         };
         let outcome = astar(
@@ -236,18 +231,9 @@ impl NavQuery {
             }
         };
         self.ctx.path_to(end_node, &mut self.nodes);
-        self.portals.clear();
-        for &node in &self.nodes {
-            path.corridor
-                .push(t.region_keys[graph.entered(node) as usize]);
-            if node < graph.start_node() {
-                self.portals.push(graph.crossing_ends(node));
-            }
-        }
-        if status == PathStatus::Complete {
-            // the goal node repeats the goal region
-            path.corridor.pop();
-        }
+        self.corridor_without_loops(mesh, &graph);
+        path.corridor
+            .extend(self.regions.iter().map(|&r| t.region_keys[r as usize]));
         funnel::pull(start, end, &self.portals, &mut path.waypoints);
         path.finish(status);
         Ok(())
@@ -361,6 +347,45 @@ impl NavQuery {
             }
         }
         Ok(None)
+    }
+
+    /// Turns the searched nodes into the corridor (`self.regions`) and its
+    /// portals (`self.portals`, portal `i` between regions `i` and `i + 1`),
+    /// cutting out loops: the search's estimates can make a detour that leaves
+    /// a region and comes back look cheap, and because regions are convex the
+    /// path can always go straight from the first visit to the last exit.
+    fn corridor_without_loops(&mut self, mesh: &NavMesh, graph: &PortalGraph<'_>) {
+        self.regions.clear();
+        self.portals.clear();
+        if self.region_stamp.len() < mesh.region_count() {
+            self.region_stamp.resize(mesh.region_count(), (0, 0));
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.region_stamp.fill((0, 0));
+            self.stamp = 1;
+        }
+        for &node in &self.nodes {
+            if node == graph.goal_node() {
+                break; // it repeats the goal region
+            }
+            let r = graph.entered(node);
+            let (stamp, at) = self.region_stamp[r as usize];
+            if stamp == self.stamp
+                && (at as usize) < self.regions.len()
+                && self.regions[at as usize] == r
+            {
+                // back in a region already visited: drop the loop
+                self.regions.truncate(at as usize + 1);
+                self.portals.truncate(at as usize);
+                continue;
+            }
+            if node < graph.start_node() {
+                self.portals.push(graph.crossing_ends(node));
+            }
+            self.region_stamp[r as usize] = (self.stamp, self.regions.len() as u32);
+            self.regions.push(r);
+        }
     }
 
     fn resolve(

@@ -20,7 +20,7 @@
 use glam::Vec2;
 
 use super::SearchGraph;
-use crate::geometry::{orient, taut_point_on_segment};
+use crate::geometry::{narrow_edge_on, orient, taut_point_on_segment};
 use crate::mesh::Tables;
 
 /// Offset of the start node after the `2 * portal_count` crossing nodes.
@@ -36,7 +36,6 @@ pub(crate) struct PortalGraph<'a> {
     pub goal: Vec2,
     /// Bit `k` set: regions of area kind `k` may not be entered (kinds >= 64 are never excluded).
     pub excluded_areas: u64,
-    pub region_area: &'a [u16],
     pub heuristic_scale: f32,
 }
 
@@ -82,7 +81,7 @@ impl PortalGraph<'_> {
 
     #[inline]
     fn allowed(&self, region: u32) -> bool {
-        let area = self.region_area[region as usize];
+        let area = self.tables.region_area[region as usize];
         area >= 64 || self.excluded_areas & (1u64 << area) == 0
     }
 }
@@ -120,6 +119,7 @@ impl Funnel {
     #[inline]
     fn cross(mut self, l: Vec2, r: Vec2, rate: f32, goal: Vec2) -> Funnel {
         let a = self.apex;
+        let [l, r] = narrow_edge_on(a, [l, r]);
         let mut moved = false;
         if self.right == a || orient(a, self.right, r) >= 0.0 {
             if self.left == a || orient(a, self.left, r) < 0.0 {
