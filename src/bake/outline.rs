@@ -42,6 +42,18 @@ fn flatten(shapes: Vec<Vec<Vec<[f64; 2]>>>) -> Vec<Vec<DVec2>> {
 
 /// Runs the booleans for one agent radius (world units, >= 0).
 pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> {
+    let nothing_to_subtract = level.obstacles.is_empty() && level.areas.is_empty() && radius == 0.0;
+    if level.walkable_is_resolved && nothing_to_subtract {
+        let walkable = level
+            .walkable
+            .iter()
+            .map(|c| c.iter().map(|v| v.as_dvec2()).collect())
+            .collect();
+        return Ok(Outline {
+            walkable,
+            areas: Vec::new(),
+        });
+    }
     let subject = contours_of(&level.walkable);
     let mut clip = contours_of(&level.obstacles);
     for area in level.areas.iter().filter(|a| a.cost.is_none()) {

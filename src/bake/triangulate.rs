@@ -4,7 +4,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::hash::BuildHasherDefault;
 
-use super::fxmap::{FxHashMap, FxHasher};
+use super::fxmap::FxHasher;
 
 use glam::{DVec2, Vec2};
 use spade::handles::FixedVertexHandle;
@@ -39,49 +39,56 @@ pub(crate) struct Triangulated {
 
 type Cdt = ConstrainedDelaunayTriangulation<Point2<f64>>;
 
+/// Distinct vertices of a set of contours, numbered in sorted order of their
+/// coordinates, with each contour's edges as pairs of vertex numbers.
 struct VertexTable {
-    index: FxHashMap<(u64, u64), u32>,
     points: Vec<DVec2>,
 }
 
 impl VertexTable {
-    fn id(&mut self, p: DVec2) -> u32 {
-        let key = (p.x.to_bits(), p.y.to_bits());
-        let next = self.points.len() as u32;
-        *self.index.entry(key).or_insert_with(|| {
-            self.points.push(p);
-            next
-        })
-    }
-
-    fn edges_of(&mut self, contours: &[Vec<DVec2>], out: &mut Vec<[usize; 2]>) {
-        for c in contours {
-            let ids: Vec<u32> = c.iter().map(|&p| self.id(p)).collect();
-            for k in 0..ids.len() {
-                let (a, b) = (ids[k], ids[(k + 1) % ids.len()]);
-                if a != b {
-                    out.push([a.min(b) as usize, a.max(b) as usize]);
+    /// Numbers the vertices of `groups` of contours; returns the table and,
+    /// per group, its deduplicated undirected edges.
+    fn build(groups: &[&[Vec<DVec2>]]) -> (VertexTable, Vec<Vec<[usize; 2]>>) {
+        let all: Vec<DVec2> = groups.iter().flat_map(|g| g.iter().flatten().copied()).collect();
+        let key = |p: DVec2| (p.x.to_bits() ^ (1 << 63), p.y.to_bits() ^ (1 << 63));
+        let mut order: Vec<u32> = (0..all.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| key(all[i as usize]));
+        let mut id = vec![0u32; all.len()];
+        let mut points: Vec<DVec2> = Vec::with_capacity(all.len());
+        for &i in &order {
+            let p = all[i as usize];
+            if points.last().is_none_or(|&q| q != p) {
+                points.push(p);
+            }
+            id[i as usize] = points.len() as u32 - 1;
+        }
+        let mut next = 0usize;
+        let mut edges = Vec::with_capacity(groups.len());
+        for group in groups {
+            let mut out = Vec::new();
+            for c in group.iter() {
+                let ids = &id[next..next + c.len()];
+                next += c.len();
+                for k in 0..ids.len() {
+                    let (a, b) = (ids[k], ids[(k + 1) % ids.len()]);
+                    if a != b {
+                        out.push([a.min(b) as usize, a.max(b) as usize]);
+                    }
                 }
             }
+            out.sort_unstable();
+            out.dedup();
+            edges.push(out);
         }
+        (VertexTable { points }, edges)
     }
 }
 
 pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> {
-    let mut table = VertexTable {
-        index: FxHashMap::default(),
-        points: Vec::new(),
-    };
-    let mut boundary_edges = Vec::new();
-    table.edges_of(&outline.walkable, &mut boundary_edges);
-    let mut area_edges = Vec::new();
-    for (_, contours) in &outline.areas {
-        table.edges_of(contours, &mut area_edges);
-    }
-    boundary_edges.sort_unstable();
-    boundary_edges.dedup();
-    area_edges.sort_unstable();
-    area_edges.dedup();
+    let area_contours: Vec<Vec<DVec2>> = outline.areas.iter().flat_map(|(_, c)| c.iter().cloned()).collect();
+    let (table, mut edges) = VertexTable::build(&[&outline.walkable, &area_contours]);
+    let area_edges = edges.pop().expect("two groups");
+    let boundary_edges = edges.pop().expect("two groups");
 
     let vertices: Vec<Point2<f64>> = table.points.iter().map(|p| Point2::new(p.x, p.y)).collect();
     let mut dropped = 0u32;

@@ -37,6 +37,12 @@ pub struct Level {
     pub nav_points: Vec<NavPoint>,
     /// Unit classes with their radius; one mesh is baked per class.
     pub agents: Vec<AgentClass>,
+    /// Promise that `walkable` is already resolved: every contour simple,
+    /// outer ones counter-clockwise, holes clockwise, and contours meeting at
+    /// most at shared vertices. The grid tracer sets it; the bake then skips
+    /// the boolean pass when nothing is subtracted. A broken promise gives a
+    /// mesh that fails [`crate::NavMesh::validate`]'s area check.
+    pub walkable_is_resolved: bool,
 }
 
 /// A polygon of walkable space with its own movement cost.

@@ -345,6 +345,7 @@ impl Grid {
         Level {
             name: "grid".to_string(),
             walkable: self.contours(),
+            walkable_is_resolved: true,
             ..Level::default()
         }
     }
