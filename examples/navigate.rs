@@ -24,7 +24,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let level = Level::from_file(&input)?;
         NavMesh::bake(&level, &BakeConfig::default())?
     };
-    println!("{}: {} regions, {} portals", input.display(), mesh.region_count(), mesh.portal_count());
+    println!(
+        "{}: {} regions, {} portals",
+        input.display(),
+        mesh.region_count(),
+        mesh.portal_count()
+    );
 
     // a few queries between region centres spread over the mesh
     let centres: Vec<Vec2> = mesh.regions().map(|(_, r)| r.centroid()).collect();
@@ -35,7 +40,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (a, b) = (centres[i], centres[(i + centres.len() / 2) % centres.len()]);
         match query.find_path(&mesh, a, b, &QueryFilter::default()) {
             Ok(path) => {
-                println!("{a} -> {b}: length {:.2}, {} waypoints", path.length(), path.waypoints().len());
+                println!(
+                    "{a} -> {b}: length {:.2}, {} waypoints",
+                    path.length(),
+                    path.waypoints().len()
+                );
                 paths.push(path.waypoints().to_vec());
             }
             Err(e) => println!("{a} -> {b}: {e}"),

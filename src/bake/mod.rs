@@ -20,9 +20,9 @@ use slotmap::SlotMap;
 pub use triangulate::TriangleSoup;
 
 use crate::error::BakeError;
-use fxmap::FxHashMap;
 use crate::level::Level;
 use crate::mesh::{AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId};
+use fxmap::FxHashMap;
 
 /// How to bake a level.
 #[derive(Debug, Clone, PartialEq)]

@@ -49,7 +49,10 @@ impl VertexTable {
     /// Numbers the vertices of `groups` of contours; returns the table and,
     /// per group, its deduplicated undirected edges.
     fn build(groups: &[&[Vec<DVec2>]]) -> (VertexTable, Vec<Vec<[usize; 2]>>) {
-        let all: Vec<DVec2> = groups.iter().flat_map(|g| g.iter().flatten().copied()).collect();
+        let all: Vec<DVec2> = groups
+            .iter()
+            .flat_map(|g| g.iter().flatten().copied())
+            .collect();
         let key = |p: DVec2| (p.x.to_bits() ^ (1 << 63), p.y.to_bits() ^ (1 << 63));
         let mut order: Vec<u32> = (0..all.len() as u32).collect();
         order.sort_unstable_by_key(|&i| key(all[i as usize]));
@@ -85,7 +88,11 @@ impl VertexTable {
 }
 
 pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> {
-    let area_contours: Vec<Vec<DVec2>> = outline.areas.iter().flat_map(|(_, c)| c.iter().cloned()).collect();
+    let area_contours: Vec<Vec<DVec2>> = outline
+        .areas
+        .iter()
+        .flat_map(|(_, c)| c.iter().cloned())
+        .collect();
     let (table, mut edges) = VertexTable::build(&[&outline.walkable, &area_contours]);
     let area_edges = edges.pop().expect("two groups");
     let boundary_edges = edges.pop().expect("two groups");
@@ -106,14 +113,13 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
     let walls: HashSet<(u32, u32), BuildHasherDefault<FxHasher>> = if !has_areas {
         HashSet::default() // every constraint is a wall: no need to remember them
     } else {
-        cdt
-        .undirected_edges()
-        .filter(|e| e.is_constraint_edge())
-        .map(|e| {
-            let [a, b] = e.vertices().map(|v| v.fix().index() as u32);
-            (a.min(b), a.max(b))
-        })
-        .collect()
+        cdt.undirected_edges()
+            .filter(|e| e.is_constraint_edge())
+            .map(|e| {
+                let [a, b] = e.vertices().map(|v| v.fix().index() as u32);
+                (a.min(b), a.max(b))
+            })
+            .collect()
     };
     for [a, b] in area_edges {
         let before = cdt.num_constraints();

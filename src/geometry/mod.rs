@@ -111,7 +111,11 @@ pub fn taut_point_on_segment(a: Vec2, b: Vec2, p: Vec2, g: Vec2) -> Vec2 {
 pub fn narrow_edge_on(apex: Vec2, [l, r]: [Vec2; 2]) -> [Vec2; 2] {
     let twice_area = orient(apex, l, r).abs();
     if l != r && twice_area <= 1e-6 * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
-        let near = if apex.distance_squared(l) <= apex.distance_squared(r) { l } else { r };
+        let near = if apex.distance_squared(l) <= apex.distance_squared(r) {
+            l
+        } else {
+            r
+        };
         [near, near]
     } else {
         [l, r]

@@ -183,6 +183,11 @@ pub(crate) struct Tables {
     pub region_cost: Vec<f32>,
     pub region_area: Vec<u16>,
     pub region_component: Vec<u32>,
+    /// Per region: `u32::MAX` for regions on a cycle of the region graph (its
+    /// 2-core), otherwise the core region its dead-end tree hangs from (or the
+    /// tree's own root when a component has no cycle). A search never needs
+    /// to enter a tree that does not hold its goal.
+    pub region_tree: Vec<u32>,
     pub min_cost: f32,
     pub bounds: Aabb,
 }
@@ -359,13 +364,15 @@ impl Tables {
         }
         region_start.push(region_portals.len() as u32);
         let index_of = |k: RegionId| data.regions.get(k).map_or(u32::MAX, |r| r.index);
-        let portal_regions = data
+        let portal_regions: Vec<[u32; 2]> = data
             .portals
             .values()
             .map(|p| [index_of(p.regions[0]), index_of(p.regions[1])])
             .collect();
         let portal_ends = data.portals.values().map(|p| [p.left, p.right]).collect();
+        let region_tree = dead_end_trees(&region_start, &region_portals, &portal_regions);
         Tables {
+            region_tree,
             region_keys,
             region_start,
             region_portals,
@@ -379,6 +386,16 @@ impl Tables {
         }
     }
 
+    /// True when a search from `start_region` to `goal_region` may need to
+    /// enter `region`: it is on a cycle, or in the dead-end tree of either end.
+    #[inline]
+    pub(crate) fn worth_entering(&self, region: u32, start_region: u32, goal_region: u32) -> bool {
+        let tree = self.region_tree[region as usize];
+        tree == u32::MAX
+            || tree == self.region_tree[goal_region as usize]
+            || tree == self.region_tree[start_region as usize]
+    }
+
     /// Dense portal indices of dense region `r`.
     #[inline]
     pub(crate) fn portals_of(&self, r: u32) -> &[u32] {
@@ -387,8 +404,97 @@ impl Tables {
     }
 }
 
+/// Peels regions with a single portal until only cycles remain, and labels
+/// each peeled region with the core region its tree hangs from.
+fn dead_end_trees(
+    region_start: &[u32],
+    region_portals: &[u32],
+    portal_regions: &[[u32; 2]],
+) -> Vec<u32> {
+    let n = region_start.len().saturating_sub(1);
+    let portals =
+        |r: usize| &region_portals[region_start[r] as usize..region_start[r + 1] as usize];
+    let other = |p: u32, r: u32| {
+        let [a, b] = portal_regions[p as usize];
+        if a == r {
+            b
+        } else {
+            a
+        }
+    };
+    let mut degree: Vec<u32> = (0..n).map(|r| portals(r).len() as u32).collect();
+    let mut peeled = vec![false; n];
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&r| degree[r as usize] <= 1).collect();
+    let mut order = Vec::new();
+    while let Some(r) = stack.pop() {
+        if peeled[r as usize] {
+            continue;
+        }
+        peeled[r as usize] = true;
+        order.push(r);
+        for &p in portals(r as usize) {
+            let o = other(p, r);
+            if o as usize >= n || peeled[o as usize] {
+                continue;
+            }
+            degree[o as usize] -= 1;
+            if degree[o as usize] <= 1 {
+                stack.push(o);
+            }
+        }
+    }
+    // label from the core outwards: a peeled region takes the label of its
+    // neighbour that was peeled after it (or is in the core)
+    let mut tree = vec![u32::MAX; n];
+    for &r in order.iter().rev() {
+        let mut label = r; // a tree with no core is labelled by its last peeled region
+        for &p in portals(r as usize) {
+            let o = other(p, r);
+            if (o as usize) < n && tree[o as usize] != u32::MAX {
+                label = tree[o as usize];
+            } else if (o as usize) < n && !peeled[o as usize] {
+                label = o;
+            }
+        }
+        tree[r as usize] = label;
+    }
+    tree
+}
+
 // Compile-time check of the threading contract.
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<NavMesh>();
 };
+
+#[cfg(test)]
+mod tests {
+    use super::dead_end_trees;
+
+    #[test]
+    fn dead_end_trees_hang_from_the_core() {
+        //   1       regions 0, 1, 2 form a cycle; 3 hangs off 0 and 4 off 3;
+        //  / \      5 - 6 is a component without a cycle
+        // 0---2
+        // |
+        // 3 - 4     5 - 6
+        let portal_regions = [[0, 1], [1, 2], [2, 0], [0, 3], [3, 4], [5, 6]];
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); 7];
+        for (p, [a, b]) in portal_regions.iter().enumerate() {
+            lists[*a as usize].push(p as u32);
+            lists[*b as usize].push(p as u32);
+        }
+        let mut start = vec![0u32];
+        let mut flat = Vec::new();
+        for l in &lists {
+            flat.extend_from_slice(l);
+            start.push(flat.len() as u32);
+        }
+        let tree = dead_end_trees(&start, &flat, &portal_regions);
+        assert_eq!(&tree[..3], &[u32::MAX; 3]);
+        assert_eq!(tree[3], 0);
+        assert_eq!(tree[4], 0);
+        assert_eq!(tree[5], tree[6], "a cycle-free component is one tree");
+        assert_ne!(tree[5], u32::MAX);
+    }
+}

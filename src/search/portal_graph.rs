@@ -188,7 +188,11 @@ impl SearchGraph for PortalGraph<'_> {
             } else {
                 (2 * p + 1, a)
             };
-            if !self.allowed(beyond) {
+            if !self.allowed(beyond)
+                || !self
+                    .tables
+                    .worth_entering(beyond, self.start_region, self.goal_region)
+            {
                 continue;
             }
             let [l, r] = self.crossing_ends(next);
