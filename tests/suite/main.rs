@@ -3,6 +3,7 @@
 mod common;
 
 mod bake_maps;
+mod levels;
 mod properties;
 mod scenarios;
 mod tiny;

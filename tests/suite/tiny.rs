@@ -270,3 +270,27 @@ fn every_corruption_of_a_baked_file_is_an_error() {
         Err(portalnav::FileError::UnsupportedVersion { found: 99, .. })
     ));
 }
+
+#[test]
+fn agent_radius_keeps_paths_clear_of_walls() {
+    let level = Level {
+        walkable: vec![rect(0., 0., 20., 20.)],
+        obstacles: vec![rect(8., 0., 12., 15.)],
+        ..Level::default()
+    };
+    let mesh = NavMesh::bake(&level, &BakeConfig::with_radius(1.0)).unwrap();
+    mesh.validate().unwrap();
+    let path = NavQuery::new().find_path(&mesh, vec2(3., 3.), vec2(17., 3.), &QueryFilter::default()).unwrap();
+    // every point of every segment stays at least ~1 from the obstacle and the border
+    for s in path.waypoints().windows(2) {
+        for k in 0..=50 {
+            let p = s[0].lerp(s[1], k as f32 / 50.0);
+            let dx = (8.0 - p.x).max(p.x - 12.0).max(0.0);
+            let dy = (p.y - 15.0).max(0.0);
+            let to_obstacle = (dx * dx + dy * dy).sqrt();
+            let to_border = p.x.min(p.y).min(20.0 - p.x).min(20.0 - p.y);
+            assert!(to_obstacle >= 0.99 && to_border >= 0.99, "{p} is too close: {to_obstacle} / {to_border}");
+        }
+    }
+    assert!(NavQuery::new().find_path(&mesh, vec2(0.5, 3.), vec2(17., 3.), &QueryFilter::default()).is_err(), "eroded border");
+}
