@@ -82,12 +82,7 @@ impl Level {
     /// files, malformed JSON, bad coordinates or degenerate and
     /// self-intersecting polygons.
     pub fn from_json_file(path: impl AsRef<std::path::Path>) -> Result<Level, LevelError> {
-        let path = path.as_ref();
-        let source_name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| LevelError::Io {
-            source_name: source_name.clone(),
-            error,
-        })?;
+        let (source_name, text) = read_text(path.as_ref())?;
         json::parse(&text, &source_name)
     }
 
@@ -143,6 +138,19 @@ impl Level {
     #[must_use]
     pub fn walkable_contour_area(&self) -> f64 {
         self.walkable.iter().map(|c| geometry::signed_area(c)).sum()
+    }
+}
+
+/// Reads a text file for a loader: the name to use in errors, and the text
+/// (invalid UTF-8 replaced, so the parser reports where it is).
+pub(crate) fn read_text(path: &std::path::Path) -> Result<(String, String), LevelError> {
+    let source_name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            Ok((source_name, text))
+        }
+        Err(error) => Err(LevelError::Io { source_name, error }),
     }
 }
 

@@ -55,12 +55,7 @@ impl Scenario {
     /// # Errors
     /// [`LevelError::Map`] with the line of the first malformed problem.
     pub fn load_file(path: impl AsRef<std::path::Path>) -> Result<Vec<Scenario>, LevelError> {
-        let path = path.as_ref();
-        let source_name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| LevelError::Io {
-            source_name: source_name.clone(),
-            error,
-        })?;
+        let (source_name, text) = super::read_text(path.as_ref())?;
         Scenario::parse(&text, &source_name)
     }
 
@@ -126,13 +121,7 @@ impl Grid {
     /// # Errors
     /// [`LevelError::Map`] naming the line of a malformed header or row.
     pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Grid, LevelError> {
-        let path = path.as_ref();
-        let source_name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|error| LevelError::Io {
-            source_name: source_name.clone(),
-            error,
-        })?;
-        let text = String::from_utf8_lossy(&bytes);
+        let (source_name, text) = super::read_text(path.as_ref())?;
         Grid::parse(&text, &source_name)
     }
 

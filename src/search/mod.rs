@@ -116,6 +116,30 @@ impl<P: Copy + Default> SearchContext<P> {
         }
     }
 
+    /// Records that `node` was reached at cost `g` from `parent` and opens it.
+    #[inline]
+    fn reach<G: SearchGraph<Payload = P>>(
+        &mut self,
+        graph: &G,
+        node: u32,
+        g: f32,
+        parent: u32,
+        payload: P,
+    ) {
+        let i = node as usize;
+        self.seen[i] = self.generation;
+        self.g[i] = g;
+        self.parent[i] = parent;
+        self.payload[i] = payload;
+        let h = graph.heuristic(node, payload);
+        self.heap.push(Reverse(OpenEntry {
+            f: OrderedFloat(g + h),
+            h: OrderedFloat(h),
+            node,
+            g: OrderedFloat(g),
+        }));
+    }
+
     /// Nodes expanded by the last search.
     #[must_use]
     pub fn expansions(&self) -> u32 {
@@ -167,17 +191,7 @@ pub fn astar<G: SearchGraph>(
         if ctx.seen[i] == generation && ctx.g[i] <= g {
             continue;
         }
-        ctx.seen[i] = generation;
-        ctx.g[i] = g;
-        ctx.parent[i] = NO_PARENT;
-        ctx.payload[i] = payload;
-        let h = graph.heuristic(node, payload);
-        ctx.heap.push(Reverse(OpenEntry {
-            f: OrderedFloat(g + h),
-            h: OrderedFloat(h),
-            node,
-            g: OrderedFloat(g),
-        }));
+        ctx.reach(graph, node, g, NO_PARENT, payload);
     }
     let mut best: Option<(f32, u32)> = None;
     while let Some(Reverse(entry)) = ctx.heap.pop() {
@@ -205,17 +219,7 @@ pub fn astar<G: SearchGraph>(
             if ctx.seen[j] == generation && (ctx.closed[j] == generation || ctx.g[j] <= g) {
                 return;
             }
-            ctx.seen[j] = generation;
-            ctx.g[j] = g;
-            ctx.parent[j] = node;
-            ctx.payload[j] = payload;
-            let h = graph.heuristic(next, payload);
-            ctx.heap.push(Reverse(OpenEntry {
-                f: OrderedFloat(g + h),
-                h: OrderedFloat(h),
-                node: next,
-                g: OrderedFloat(g),
-            }));
+            ctx.reach(graph, next, g, node, payload);
         });
     }
     SearchOutcome::Exhausted
@@ -285,5 +289,42 @@ mod tests {
             astar(&unreachable, &mut ctx, &[(0, 0.0, ())], u32::MAX),
             SearchOutcome::Exhausted
         );
+    }
+
+    proptest::proptest! {
+        /// A* with a zero heuristic agrees with petgraph's Dijkstra on random digraphs.
+        #[test]
+        fn agrees_with_petgraph_dijkstra(
+            n in 2usize..40,
+            edges in proptest::collection::vec((0usize..40, 0usize..40, 0u32..100), 0..160),
+            goal in 0usize..40,
+        ) {
+            let goal = (goal % n) as u32;
+            let mut adj = vec![Vec::new(); n];
+            let mut pg = petgraph::graph::DiGraph::<(), f32>::new();
+            let nodes: Vec<_> = (0..n).map(|_| pg.add_node(())).collect();
+            for &(a, b, c) in &edges {
+                let (a, b, c) = (a % n, b % n, c as f32 * 0.25);
+                adj[a].push((b as u32, c));
+                pg.add_edge(nodes[a], nodes[b], c);
+            }
+            let graph = Weighted { adj, goal };
+            let oracle = petgraph::algo::dijkstra(&pg, nodes[0], Some(nodes[goal as usize]), |e| *e.weight());
+            let mut ctx = SearchContext::new();
+            match astar(&graph, &mut ctx, &[(0, 0.0, ())], u32::MAX) {
+                SearchOutcome::Found(g) => {
+                    proptest::prop_assert_eq!(g, goal);
+                    let ours = ctx.cost(goal).unwrap();
+                    let theirs = oracle[&nodes[goal as usize]];
+                    proptest::prop_assert!((ours - theirs).abs() < 1e-3, "{} vs {}", ours, theirs);
+                    // the recorded path leads back to the start
+                    let mut p = Vec::new();
+                    ctx.path_to(goal, &mut p);
+                    proptest::prop_assert_eq!(p[0], 0);
+                }
+                SearchOutcome::Exhausted => proptest::prop_assert!(!oracle.contains_key(&nodes[goal as usize])),
+                SearchOutcome::OutOfBudget(_) => proptest::prop_assert!(false, "unlimited budget"),
+            }
+        }
     }
 }

@@ -24,14 +24,29 @@ fn every_bundled_level_bakes_for_every_agent() {
         let level = Level::from_json_file(&path).unwrap();
         assert!(!level.agents.is_empty(), "{}", path.display());
         for agent in &level.agents {
-            let config = BakeConfig { agent: Some(agent.name.clone()), ..BakeConfig::default() };
+            let config = BakeConfig {
+                agent: Some(agent.name.clone()),
+                ..BakeConfig::default()
+            };
             let mesh = NavMesh::bake(&level, &config).unwrap();
-            mesh.validate().unwrap_or_else(|e| panic!("{} / {}: {e}", path.display(), agent.name));
+            mesh.validate()
+                .unwrap_or_else(|e| panic!("{} / {}: {e}", path.display(), agent.name));
             assert_eq!(mesh.agent_radius(), agent.radius);
-            let on_mesh = level.nav_points.iter().filter(|n| mesh.locate(n.at).is_some()).count();
-            assert!(on_mesh * 2 >= level.nav_points.len(), "{}: most nav points are on the mesh", path.display());
+            let on_mesh = level
+                .nav_points
+                .iter()
+                .filter(|n| mesh.locate(n.at).is_some())
+                .count();
+            assert!(
+                on_mesh * 2 >= level.nav_points.len(),
+                "{}: most nav points are on the mesh",
+                path.display()
+            );
             let bytes = mesh.to_bytes().unwrap();
-            assert_eq!(NavMesh::from_bytes(&bytes).unwrap().to_bytes().unwrap(), bytes);
+            assert_eq!(
+                NavMesh::from_bytes(&bytes).unwrap().to_bytes().unwrap(),
+                bytes
+            );
         }
         count += 1;
     }
@@ -41,26 +56,58 @@ fn every_bundled_level_bakes_for_every_agent() {
 #[test]
 fn maze_entrance_reaches_exit_and_island_is_cut_off() {
     let maze = level("maze.json");
-    let mesh = NavMesh::bake(&maze, &BakeConfig { agent: Some("walker".into()), ..BakeConfig::default() }).unwrap();
+    let mesh = NavMesh::bake(
+        &maze,
+        &BakeConfig {
+            agent: Some("walker".into()),
+            ..BakeConfig::default()
+        },
+    )
+    .unwrap();
     let mut q = NavQuery::new();
     let (entrance, exit) = (nav_point(&maze, "entrance"), nav_point(&maze, "exit"));
-    let path = q.find_path(&mesh, entrance, exit, &QueryFilter::default()).unwrap();
-    assert!(path.length() > 2.0 * entrance.distance(exit), "a maze route winds: {}", path.length());
+    let path = q
+        .find_path(&mesh, entrance, exit, &QueryFilter::default())
+        .unwrap();
+    assert!(
+        path.length() > 2.0 * entrance.distance(exit),
+        "a maze route winds: {}",
+        path.length()
+    );
     let hit = q.raycast(&mesh, entrance, exit).unwrap();
     assert!(hit.is_some(), "walls block the straight line");
     let island = nav_point(&maze, "island");
-    assert_eq!(q.find_path(&mesh, entrance, island, &QueryFilter::default()), Err(QueryError::Unreachable));
+    assert_eq!(
+        q.find_path(&mesh, entrance, island, &QueryFilter::default()),
+        Err(QueryError::Unreachable)
+    );
 }
 
 #[test]
 fn a_wider_agent_gets_a_smaller_mesh() {
     let rts = level("rts_base.json");
-    let small = NavMesh::bake(&rts, &BakeConfig { agent: Some("infantry".into()), ..BakeConfig::default() }).unwrap();
-    let large = NavMesh::bake(&rts, &BakeConfig { agent: Some("tank".into()), ..BakeConfig::default() }).unwrap();
+    let small = NavMesh::bake(
+        &rts,
+        &BakeConfig {
+            agent: Some("infantry".into()),
+            ..BakeConfig::default()
+        },
+    )
+    .unwrap();
+    let large = NavMesh::bake(
+        &rts,
+        &BakeConfig {
+            agent: Some("tank".into()),
+            ..BakeConfig::default()
+        },
+    )
+    .unwrap();
     assert!(large.stats().walkable_area < small.stats().walkable_area);
     let (hq, approach) = (nav_point(&rts, "hq"), nav_point(&rts, "enemy_approach"));
     for mesh in [&small, &large] {
-        let path = NavQuery::new().find_path(mesh, hq, approach, &QueryFilter::default()).unwrap();
+        let path = NavQuery::new()
+            .find_path(mesh, hq, approach, &QueryFilter::default())
+            .unwrap();
         assert_eq!(path.waypoints()[0], hq);
     }
 }

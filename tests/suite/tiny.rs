@@ -280,7 +280,9 @@ fn agent_radius_keeps_paths_clear_of_walls() {
     };
     let mesh = NavMesh::bake(&level, &BakeConfig::with_radius(1.0)).unwrap();
     mesh.validate().unwrap();
-    let path = NavQuery::new().find_path(&mesh, vec2(3., 3.), vec2(17., 3.), &QueryFilter::default()).unwrap();
+    let path = NavQuery::new()
+        .find_path(&mesh, vec2(3., 3.), vec2(17., 3.), &QueryFilter::default())
+        .unwrap();
     // every point of every segment stays at least ~1 from the obstacle and the border
     for s in path.waypoints().windows(2) {
         for k in 0..=50 {
@@ -289,8 +291,16 @@ fn agent_radius_keeps_paths_clear_of_walls() {
             let dy = (p.y - 15.0).max(0.0);
             let to_obstacle = (dx * dx + dy * dy).sqrt();
             let to_border = p.x.min(p.y).min(20.0 - p.x).min(20.0 - p.y);
-            assert!(to_obstacle >= 0.99 && to_border >= 0.99, "{p} is too close: {to_obstacle} / {to_border}");
+            assert!(
+                to_obstacle >= 0.99 && to_border >= 0.99,
+                "{p} is too close: {to_obstacle} / {to_border}"
+            );
         }
     }
-    assert!(NavQuery::new().find_path(&mesh, vec2(0.5, 3.), vec2(17., 3.), &QueryFilter::default()).is_err(), "eroded border");
+    assert!(
+        NavQuery::new()
+            .find_path(&mesh, vec2(0.5, 3.), vec2(17., 3.), &QueryFilter::default())
+            .is_err(),
+        "eroded border"
+    );
 }
