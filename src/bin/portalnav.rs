@@ -125,9 +125,13 @@ fn run(command: Command) -> Result<(), BoxError> {
             let mesh = bake_level(&level, agent, 0.0)?;
             mesh.save(&output)?;
             let bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
+            // what the game pays: reading the file back, checked and validated
+            let load_started = Instant::now();
+            NavMesh::load(&output)?;
+            let load_ms = load_started.elapsed().as_secs_f64() * 1e3;
             let s = mesh.stats();
             eprintln!(
-                "{}: {} triangles, {} regions, {} portals, {} components, {} nav points, 0 corridors, {:.1} ms, {} bytes -> {}",
+                "{}: {} triangles, {} regions, {} portals, {} components, {} nav points, 0 corridors, bake {:.1} ms, load {load_ms:.1} ms, {} bytes -> {}",
                 mesh.name(),
                 s.triangles,
                 s.regions,

@@ -100,8 +100,13 @@ impl Level {
     /// [`LevelError::Map`] with the line of a malformed header or row, or
     /// [`LevelError::Empty`] when no cell is free.
     pub fn from_movingai_file(path: impl AsRef<std::path::Path>) -> Result<Level, LevelError> {
+        let path = path.as_ref();
         let grid = Grid::from_file(path)?;
-        Ok(grid.to_level())
+        let mut level = grid.to_level();
+        if let Some(stem) = path.file_stem() {
+            level.name = stem.to_string_lossy().into_owned();
+        }
+        Ok(level)
     }
 
     /// Loads a level by its extension: `.map` as a Moving AI grid, anything else as JSON.

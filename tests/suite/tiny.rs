@@ -307,9 +307,12 @@ fn agent_radius_keeps_paths_clear_of_walls() {
 
 #[test]
 fn a_small_budget_gives_a_partial_path_or_an_error() {
-    let grid = portalnav::Grid::from_file(crate::common::movingai_dir().join("den520d.map")).unwrap();
+    let grid =
+        portalnav::Grid::from_file(crate::common::movingai_dir().join("den520d.map")).unwrap();
     let mesh = bake(&grid.to_level());
-    let scen = portalnav::Scenario::load_file(crate::common::movingai_dir().join("den520d.map.scen")).unwrap();
+    let scen =
+        portalnav::Scenario::load_file(crate::common::movingai_dir().join("den520d.map.scen"))
+            .unwrap();
     let s = scen.last().unwrap();
     let (a, b) = (s.start_point(), s.goal_point());
     let mut q = NavQuery::new();
@@ -318,8 +321,17 @@ fn a_small_budget_gives_a_partial_path_or_an_error() {
     assert_eq!(partial.status(), portalnav::PathStatus::Partial);
     assert_eq!(partial.waypoints()[0], a);
     assert_ne!(*partial.waypoints().last().unwrap(), b);
-    let strict = QueryFilter { allow_partial: false, ..QueryFilter::default() };
-    assert_eq!(q.find_path(&mesh, a, b, &strict), Err(QueryError::BudgetExhausted { budget: 3 }));
+    let strict = QueryFilter {
+        allow_partial: false,
+        ..QueryFilter::default()
+    };
+    assert_eq!(
+        q.find_path(&mesh, a, b, &strict),
+        Err(QueryError::BudgetExhausted { budget: 3 })
+    );
     q.set_max_expansions(u32::MAX);
-    assert_eq!(q.find_path(&mesh, a, b, &strict).unwrap().status(), portalnav::PathStatus::Complete);
+    assert_eq!(
+        q.find_path(&mesh, a, b, &strict).unwrap().status(),
+        portalnav::PathStatus::Complete
+    );
 }
