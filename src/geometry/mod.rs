@@ -122,26 +122,6 @@ pub fn narrow_edge_on(apex: Vec2, [l, r]: [Vec2; 2]) -> [Vec2; 2] {
     }
 }
 
-/// Intersection parameters of segments `p0 p1` and `q0 q1` when they properly
-/// cross or touch; `None` when they are parallel or miss each other.
-#[must_use]
-pub fn segment_intersection(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> Option<(f32, f32)> {
-    let r = p1 - p0;
-    let s = q1 - q0;
-    let denom = r.perp_dot(s);
-    if denom == 0.0 {
-        return None;
-    }
-    let qp = q0 - p0;
-    let t = qp.perp_dot(s) / denom;
-    let u = qp.perp_dot(r) / denom;
-    if (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u) {
-        Some((t, u))
-    } else {
-        None
-    }
-}
-
 /// True when two segments share a point other than a common endpoint, in exact
 /// f64 arithmetic (used to reject self-intersecting level polygons).
 #[must_use]
@@ -217,13 +197,6 @@ impl Aabb {
     #[must_use]
     pub fn size(&self) -> Vec2 {
         self.max - self.min
-    }
-
-    /// Squared distance from `p` to the box (0 inside).
-    #[must_use]
-    pub fn distance_squared(&self, p: Vec2) -> f32 {
-        let d = (self.min - p).max(p - self.max).max(Vec2::ZERO);
-        d.length_squared()
     }
 }
 
