@@ -1,6 +1,10 @@
 //! Pure 2D math on [`glam::Vec2`]: orientation predicates, convex polygons,
 //! segments and bounding boxes. Nothing here knows about meshes.
 
+mod funnel;
+
+pub use funnel::{pull, pull_corners};
+
 use glam::{DVec2, Vec2};
 
 /// Largest absolute coordinate a level may use, world units.

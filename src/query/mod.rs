@@ -1,8 +1,6 @@
 //! The runtime side: [`NavQuery`] answers path, locate, nearest-point and
 //! raycast queries over a shared [`NavMesh`]. Never imports the bake.
 
-mod funnel;
-
 use glam::Vec2;
 
 use crate::error::QueryError;
@@ -234,7 +232,7 @@ impl NavQuery {
         self.corridor_without_loops(mesh, &graph);
         path.corridor
             .extend(self.regions.iter().map(|&r| t.region_keys[r as usize]));
-        funnel::pull(start, end, &self.portals, &mut path.waypoints);
+        geometry::pull(start, end, &self.portals, &mut path.waypoints);
         path.finish(status);
         Ok(())
     }

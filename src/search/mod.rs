@@ -26,9 +26,11 @@ pub trait SearchGraph {
     /// Number of nodes; node ids are `0..node_count()`.
     fn node_count(&self) -> usize;
 
-    /// Calls `visit(next, step_cost, next_payload)` for every successor of `node`.
-    /// Step costs must be finite and >= 0.
-    fn expand<F: FnMut(u32, f32, Self::Payload)>(
+    /// Calls `visit(next, step)` for every successor of `node`, where
+    /// `step()` computes the step cost (finite, >= 0) and the successor's
+    /// payload. The search calls `step` only for successors it may still
+    /// improve, so a graph can put costly work there.
+    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, Self::Payload))>(
         &self,
         node: u32,
         payload: Self::Payload,
@@ -73,7 +75,11 @@ pub struct SearchContext<P> {
     closed: Vec<u32>,
     g: Vec<f32>,
     parent: Vec<u32>,
-    payload: Vec<P>,
+    /// Per node: index into `pool` of its payload. Payloads live in a pool
+    /// filled in the order nodes are reached, so large payloads are written
+    /// sequentially rather than scattered over a node-sized array.
+    slot: Vec<u32>,
+    pool: Vec<P>,
     heap: BinaryHeap<Reverse<OpenEntry>>,
     expansions: u32,
 }
@@ -91,7 +97,8 @@ impl<P: Copy + Default> SearchContext<P> {
             closed: Vec::new(),
             g: Vec::new(),
             parent: Vec::new(),
-            payload: Vec::new(),
+            slot: Vec::new(),
+            pool: Vec::new(),
             heap: BinaryHeap::new(),
             expansions: 0,
         }
@@ -103,9 +110,10 @@ impl<P: Copy + Default> SearchContext<P> {
             self.closed.resize(nodes, 0);
             self.g.resize(nodes, 0.0);
             self.parent.resize(nodes, NO_PARENT);
-            self.payload.resize(nodes, P::default());
+            self.slot.resize(nodes, 0);
         }
         self.heap.clear();
+        self.pool.clear();
         self.expansions = 0;
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
@@ -130,7 +138,8 @@ impl<P: Copy + Default> SearchContext<P> {
         self.seen[i] = self.generation;
         self.g[i] = g;
         self.parent[i] = parent;
-        self.payload[i] = payload;
+        self.slot[i] = self.pool.len() as u32;
+        self.pool.push(payload);
         let h = graph.heuristic(node, payload);
         self.heap.push(Reverse(OpenEntry {
             f: OrderedFloat(g + h),
@@ -157,7 +166,8 @@ impl<P: Copy + Default> SearchContext<P> {
     #[must_use]
     pub fn payload(&self, node: u32) -> Option<P> {
         let i = node as usize;
-        (i < self.seen.len() && self.seen[i] == self.generation).then(|| self.payload[i])
+        (i < self.seen.len() && self.seen[i] == self.generation)
+            .then(|| self.pool[self.slot[i] as usize])
     }
 
     /// Writes the nodes from a start to `node` (inclusive) into `out`.
@@ -212,11 +222,16 @@ pub fn astar<G: SearchGraph>(
             best = Some((entry.h.0, node));
         }
         let g_here = ctx.g[i];
-        let payload_here = ctx.payload[i];
-        graph.expand(node, payload_here, |next, step, payload| {
+        let payload_here = ctx.pool[ctx.slot[i] as usize];
+        graph.expand(node, payload_here, |next, step| {
             let j = next as usize;
+            let seen = ctx.seen[j] == generation;
+            if seen && (ctx.closed[j] == generation || ctx.g[j] <= g_here) {
+                return; // no step (costs are >= 0) can improve it
+            }
+            let (step, payload) = step();
             let g = g_here + step;
-            if ctx.seen[j] == generation && (ctx.closed[j] == generation || ctx.g[j] <= g) {
+            if seen && ctx.g[j] <= g {
                 return;
             }
             ctx.reach(graph, next, g, node, payload);
@@ -240,9 +255,9 @@ mod tests {
         fn node_count(&self) -> usize {
             self.adj.len()
         }
-        fn expand<F: FnMut(u32, f32, ())>(&self, node: u32, _: (), mut visit: F) {
+        fn expand<F: FnMut(u32, &dyn Fn() -> (f32, ()))>(&self, node: u32, _: (), mut visit: F) {
             for &(n, c) in &self.adj[node as usize] {
-                visit(n, c, ());
+                visit(n, &|| (c, ()));
             }
         }
         fn heuristic(&self, _: u32, _: ()) -> f32 {

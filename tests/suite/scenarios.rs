@@ -14,10 +14,10 @@ fn every_scenario_on_every_shared_map_is_solved_validly() {
 }
 
 /// The bar: no path longer than the octile optimum. Known to fail: the
-/// portal search picks a longer corridor on about 0.3% of the problems (38 of
-/// 12,448; Aurora's worst is 1.32x the octile optimum). Run with `--ignored`.
+/// portal search picks a longer corridor on about 0.2% of the problems (24 of
+/// 12,448). Run with `--ignored`.
 #[test]
-#[ignore = "known: portal search picks a longer corridor on ~0.3% of problems"]
+#[ignore = "known: portal search picks a longer corridor on ~0.2% of problems"]
 fn lengths_never_exceed_the_octile_optimum() {
     run_suite(true);
 }

@@ -9,13 +9,26 @@
 
 use glam::Vec2;
 
-use crate::geometry::{narrow_edge_on, orient};
+use super::{narrow_edge_on, orient};
 
-/// Appends to `out` the taut path from `start` to `goal` through `portals`
+/// Writes to `out` the taut path from `start` to `goal` through `portals`
 /// (`[left, right]` as seen travelling along the corridor). `out` is cleared first.
-pub(crate) fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec<Vec2>) {
+pub fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec<Vec2>) {
     out.clear();
     out.push(start);
+    pull_corners(start, goal, portals, |p, _| push_point(out, p));
+    push_point(out, goal);
+}
+
+/// Calls `corner(point, portal)` for each corner the taut path from `start`
+/// to `goal` wraps, in order, with the index of the portal the corner is an
+/// end of. Start and goal are not reported.
+pub fn pull_corners(
+    start: Vec2,
+    goal: Vec2,
+    portals: &[[Vec2; 2]],
+    mut corner: impl FnMut(Vec2, usize),
+) {
     let n = portals.len() + 1;
     let portal = |i: usize| {
         if i < portals.len() {
@@ -37,7 +50,9 @@ pub(crate) fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec
             } else {
                 // the right side crossed the left one: its corner is a waypoint
                 apex = left;
-                push_point(out, apex);
+                if apex != goal {
+                    corner(apex, left_i);
+                }
                 right = apex;
                 i = left_i + 1;
                 right_i = left_i;
@@ -51,7 +66,9 @@ pub(crate) fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec
                 left_i = i;
             } else {
                 apex = right;
-                push_point(out, apex);
+                if apex != goal {
+                    corner(apex, right_i);
+                }
                 left = apex;
                 i = right_i + 1;
                 left_i = right_i;
@@ -60,7 +77,6 @@ pub(crate) fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec
         }
         i += 1;
     }
-    push_point(out, goal);
 }
 
 fn push_point(out: &mut Vec<Vec2>, p: Vec2) {
