@@ -108,22 +108,26 @@ pub fn taut_point_on_segment(a: Vec2, b: Vec2, p: Vec2, g: Vec2) -> Vec2 {
 }
 
 /// A portal seen edge-on from the apex (the apex lies on its line) leaves a
-/// funnel of zero width whose sides cannot be told apart; the path passes
-/// through it at its end nearer the apex, so it is narrowed to that point.
+/// funnel of zero width whose sides cannot be told apart. The path passes
+/// through the apex itself when the apex lies on the portal (a start point on
+/// a region edge), and otherwise through the portal's end nearer the apex; the
+/// portal is narrowed to that point.
 #[inline]
 #[must_use]
 pub fn narrow_edge_on(apex: Vec2, [l, r]: [Vec2; 2]) -> [Vec2; 2] {
     let twice_area = orient(apex, l, r).abs();
-    if l != r && twice_area <= 1e-6 * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
-        let near = if apex.distance_squared(l) <= apex.distance_squared(r) {
-            l
-        } else {
-            r
-        };
-        [near, near]
-    } else {
-        [l, r]
+    if l == r || twice_area > 1e-6 * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
+        return [l, r];
     }
+    let t = (apex - l).dot(r - l) / l.distance_squared(r);
+    let point = if (0.0..=1.0).contains(&t) {
+        apex
+    } else if apex.distance_squared(l) <= apex.distance_squared(r) {
+        l
+    } else {
+        r
+    };
+    [point, point]
 }
 
 /// True when two segments share a point other than a common endpoint, in exact

@@ -89,7 +89,7 @@ impl PortalGraph<'_> {
 /// Portals a [`Funnel`] remembers since its apex.
 /// Crossings a [`Funnel`] remembers since its apex. 16 keeps nearly every
 /// funnel exact on the Moving AI maps (8 left 28 paths above the octile
-/// optimum, 16 and 32 both 24) while the payload stays under 100 bytes.
+/// optimum, 16 and 32 both 24, before the edge-on fix for start points on portals) while the payload stays under 100 bytes.
 const WINDOW: usize = 16;
 
 /// The search state carried by a crossing node (see the module docs).
