@@ -79,13 +79,22 @@ impl BakeConfig {
 /// # Errors
 /// As [`NavMesh::bake`].
 pub fn triangulate(level: &Level, config: &BakeConfig) -> Result<TriangleSoup, BakeError> {
+    let (_, outline) = resolve_outline(level, config)?;
+    Ok(triangulate::triangulate(&outline)?.soup())
+}
+
+/// Validates the level and config, then runs the booleans: the agent radius
+/// used and the resolved outline.
+fn resolve_outline(
+    level: &Level,
+    config: &BakeConfig,
+) -> Result<(f32, outline::Outline), BakeError> {
     level.validate().map_err(|e| BakeError::Config {
         field: "level",
         reason: e.to_string(),
     })?;
     let radius = config.radius_for(level)?;
-    let outline = outline::resolve(level, radius)?;
-    Ok(triangulate::triangulate(&outline)?.soup())
+    Ok((radius, outline::resolve(level, radius)?))
 }
 
 impl NavMesh {
@@ -100,18 +109,13 @@ impl NavMesh {
     /// walkable space.
     pub fn bake(level: &Level, config: &BakeConfig) -> Result<NavMesh, BakeError> {
         let started = Instant::now();
-        level.validate().map_err(|e| BakeError::Config {
-            field: "level",
-            reason: e.to_string(),
-        })?;
-        let radius = config.radius_for(level)?;
         let mut lap = Instant::now();
         let mut stage_ms = [0.0; 4];
         let mut stage = |k: usize| {
             stage_ms[k] = lap.elapsed().as_secs_f64() * 1e3;
             lap = Instant::now();
         };
-        let outline = outline::resolve(level, radius)?;
+        let (radius, outline) = resolve_outline(level, config)?;
         stage(0);
         let tri = triangulate::triangulate(&outline)?;
         if tri.tris.is_empty() {
@@ -140,7 +144,9 @@ impl NavMesh {
         data.nav_points = level.nav_points.clone();
         data.stats.triangles = tri.tris.len() as u32;
         data.stats.dropped_constraints = tri.dropped;
-        data.stats.walkable_area = data.regions.values().map(Region::area_size).sum();
+        // from the outline, not the regions, so validate()'s area check compares
+        // the merge's output with its input
+        data.stats.walkable_area = outline.walkable_area();
         data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
         Ok(NavMesh::from_data(data))
     }

@@ -99,3 +99,18 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
         areas,
     })
 }
+
+impl Outline {
+    /// Area of walkable space: outer contours count positive, holes negative.
+    pub(crate) fn walkable_area(&self) -> f64 {
+        self.walkable
+            .iter()
+            .map(|c| {
+                let twice: f64 = (0..c.len())
+                    .map(|i| c[i].perp_dot(c[(i + 1) % c.len()]))
+                    .sum();
+                twice * 0.5
+            })
+            .sum()
+    }
+}
