@@ -17,9 +17,14 @@ mod query;
 pub mod render;
 pub mod search;
 
-pub use bake::{BakeConfig, TriangleSoup};
+pub use bake::{BakeConfig, TriangleSoup, DEFAULT_CLUSTER_SIZE};
 pub use error::{BakeError, FileError, LevelError, QueryError};
 pub use io::FORMAT_VERSION;
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
-pub use mesh::{AreaKind, BakeStats, NavMesh, Portal, PortalId, Region, RegionId, ValidationError};
-pub use query::{NavQuery, Path, PathStatus, QueryFilter, RaycastHit, DEFAULT_MAX_EXPANSIONS};
+pub use mesh::{
+    AreaKind, BakeStats, HierarchyStats, NavMesh, NavNode, NavPointKind, Portal, PortalId, Region,
+    RegionId, ValidationError,
+};
+pub use query::{
+    NavQuery, Path, PathStatus, QueryFilter, RaycastHit, SearchLevel, DEFAULT_MAX_EXPANSIONS,
+};

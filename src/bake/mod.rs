@@ -7,6 +7,7 @@
 //! ```
 
 mod fxmap;
+mod hierarchy;
 mod merge;
 mod outline;
 mod triangulate;
@@ -33,13 +34,24 @@ pub struct BakeConfig {
     pub agent_radius: f32,
     /// Name of an agent class of the level whose radius to use.
     pub agent: Option<String>,
+    /// Build the nav-point hierarchy: clusters, nav points and the cached
+    /// corridors between them, so long queries search a small graph.
+    pub corridors: bool,
+    /// Largest cluster of the hierarchy, in regions (2..=4096). Larger
+    /// clusters mean fewer nav points but longer leg tables and more corridors.
+    pub cluster_size: u32,
 }
+
+/// Default [`BakeConfig::cluster_size`]: measured on the Moving AI maps, see ARCHITECTURE.md.
+pub const DEFAULT_CLUSTER_SIZE: u32 = 64;
 
 impl Default for BakeConfig {
     fn default() -> Self {
         BakeConfig {
             agent_radius: 0.0,
             agent: None,
+            corridors: true,
+            cluster_size: DEFAULT_CLUSTER_SIZE,
         }
     }
 }
@@ -147,8 +159,13 @@ impl NavMesh {
         // from the outline, not the regions, so validate()'s area check compares
         // the merge's output with its input
         data.stats.walkable_area = outline.walkable_area();
-        data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
-        Ok(NavMesh::from_data(data))
+        let mut mesh = NavMesh::from_data(data);
+        if config.corridors {
+            let h = hierarchy::build(&mesh, &level.nav_points, config.cluster_size);
+            mesh.set_hierarchy(Some(h));
+        }
+        mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
+        Ok(mesh)
     }
 }
 
@@ -240,5 +257,6 @@ fn assemble(
         areas,
         nav_points: Vec::new(),
         stats,
+        hierarchy: None,
     }
 }

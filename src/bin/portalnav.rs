@@ -32,7 +32,7 @@ enum Command {
         /// Agent class of the level to bake for (default: radius 0).
         #[arg(long)]
         agent: Option<String>,
-        /// Skip the offline nav-point corridors (none are built yet: accepted for compatibility).
+        /// Skip the nav-point hierarchy and its cached corridors.
         #[arg(long)]
         no_corridors: bool,
     },
@@ -52,7 +52,7 @@ enum Command {
     Scen {
         map: PathBuf,
         scen: PathBuf,
-        /// Plain region-level search (the only mode until the nav-point hierarchy lands).
+        /// Bake without the nav-point hierarchy: plain region-level search, for comparison.
         #[arg(long)]
         flat: bool,
         /// Agent radius to bake with, world units.
@@ -94,12 +94,19 @@ fn spinner(message: &str) -> indicatif::ProgressBar {
     bar
 }
 
-fn bake_level(path: &FsPath, agent: Option<String>, radius: f32) -> Result<NavMesh, BoxError> {
+fn bake_level(
+    path: &FsPath,
+    agent: Option<String>,
+    radius: f32,
+    corridors: bool,
+) -> Result<NavMesh, BoxError> {
     let bar = spinner(&format!("baking {}", path.display()));
     let level = Level::from_file(path)?;
     let config = BakeConfig {
         agent_radius: radius,
         agent,
+        corridors,
+        ..BakeConfig::default()
     };
     let mesh = NavMesh::bake(&level, &config);
     bar.finish_and_clear();
@@ -110,7 +117,7 @@ fn mesh_from(path: &FsPath, agent: Option<String>) -> Result<NavMesh, BoxError> 
     if path.extension().is_some_and(|e| e == "nav") {
         Ok(NavMesh::load(path)?)
     } else {
-        bake_level(path, agent, 0.0)
+        bake_level(path, agent, 0.0, true)
     }
 }
 
@@ -120,9 +127,9 @@ fn run(command: Command) -> Result<(), BoxError> {
             level,
             output,
             agent,
-            no_corridors: _,
+            no_corridors,
         } => {
-            let mesh = bake_level(&level, agent, 0.0)?;
+            let mesh = bake_level(&level, agent, 0.0, !no_corridors)?;
             mesh.save(&output)?;
             let bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
             // what the game pays: reading the file back, checked and validated
@@ -131,7 +138,7 @@ fn run(command: Command) -> Result<(), BoxError> {
             let load_ms = load_started.elapsed().as_secs_f64() * 1e3;
             let s = mesh.stats();
             eprintln!(
-                "{}: {} triangles, {} regions, {} portals, {} components, {} nav points, 0 corridors, bake {:.1} ms, load {load_ms:.1} ms, {} bytes -> {}",
+                "{}: {} triangles, {} regions, {} portals, {} components, {} nav points, bake {:.1} ms, load {load_ms:.1} ms, {} bytes -> {}",
                 mesh.name(),
                 s.triangles,
                 s.regions,
@@ -142,6 +149,20 @@ fn run(command: Command) -> Result<(), BoxError> {
                 bytes,
                 output.display()
             );
+            match mesh.hierarchy_stats() {
+                Some(h) => eprintln!(
+                    "hierarchy: {} clusters, {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {} bytes ({:.2}x the file without it), built in {:.1} ms",
+                    h.clusters,
+                    h.nav_nodes,
+                    h.corridors,
+                    h.crossings,
+                    h.leg_entries,
+                    h.bytes,
+                    h.bytes as f64 / (bytes.saturating_sub(h.bytes).max(1)) as f64,
+                    h.bake_ms
+                ),
+                None => eprintln!("hierarchy: none (--no-corridors), 0 corridors"),
+            }
             for warning in warnings(&mesh) {
                 eprintln!("warning: {warning}");
             }
@@ -176,10 +197,10 @@ fn run(command: Command) -> Result<(), BoxError> {
         Command::Scen {
             map,
             scen,
-            flat: _,
+            flat,
             radius,
             out,
-        } => run_scen(&map, &scen, radius, out.as_deref()),
+        } => run_scen(&map, &scen, radius, !flat, out.as_deref()),
         Command::Render { mesh, output, path } => {
             let mesh = mesh_from(&mesh, None)?;
             let mut paths = Vec::new();
@@ -239,15 +260,21 @@ fn run_scen(
     map: &FsPath,
     scen: &FsPath,
     radius: f32,
+    hierarchy: bool,
     out: Option<&FsPath>,
 ) -> Result<(), BoxError> {
     let started = Instant::now();
-    let mesh = bake_level(map, None, radius)?;
+    let mesh = bake_level(map, None, radius, hierarchy)?;
     eprintln!(
-        "baked {}: {} regions, {} portals in {:.1} ms",
+        "baked {}: {} regions, {} portals, {} in {:.1} ms",
         map.display(),
         mesh.region_count(),
         mesh.portal_count(),
+        mesh.hierarchy_stats()
+            .map_or("flat (no hierarchy)".to_string(), |h| format!(
+                "{} clusters, {} nav nodes, {} corridors",
+                h.clusters, h.nav_nodes, h.corridors
+            )),
         started.elapsed().as_secs_f64() * 1e3
     );
     let scenarios = Scenario::load_file(scen)?;

@@ -2,9 +2,11 @@
 //! components and a point locator. Built by [`crate::bake`], read by
 //! [`crate::query`]; immutable, `Send + Sync`.
 
+pub(crate) mod hierarchy;
 mod locator;
 mod validate;
 
+pub use hierarchy::{HierarchyStats, NavNode, NavPointKind};
 pub use validate::ValidationError;
 
 use glam::Vec2;
@@ -166,6 +168,8 @@ pub(crate) struct MeshData {
     pub areas: Vec<AreaKind>,
     pub nav_points: Vec<NavPoint>,
     pub stats: BakeStats,
+    /// The L2 nav-point graph and its cached corridors, when baked with them.
+    pub hierarchy: Option<hierarchy::HierarchyData>,
 }
 
 /// Dense tables derived from [`MeshData`] when a mesh is built or loaded: the
@@ -202,6 +206,7 @@ pub struct NavMesh {
     pub(crate) data: MeshData,
     pub(crate) tables: Tables,
     pub(crate) locator: Locator,
+    pub(crate) hier: hierarchy::HierarchyTables,
 }
 
 impl NavMesh {
@@ -209,11 +214,69 @@ impl NavMesh {
     pub(crate) fn from_data(data: MeshData) -> NavMesh {
         let tables = Tables::build(&data);
         let locator = Locator::build(&data, tables.bounds);
+        let hier = data.hierarchy.as_ref().map_or_else(Default::default, |h| {
+            hierarchy::HierarchyTables::build(h, &tables.portal_regions, data.nav_points.len())
+        });
         NavMesh {
             data,
             tables,
             locator,
+            hier,
         }
+    }
+
+    /// Replaces the hierarchy (the bake's last step) and rebuilds its tables.
+    pub(crate) fn set_hierarchy(&mut self, h: Option<hierarchy::HierarchyData>) {
+        self.hier = h.as_ref().map_or_else(Default::default, |h| {
+            hierarchy::HierarchyTables::build(
+                h,
+                &self.tables.portal_regions,
+                self.data.nav_points.len(),
+            )
+        });
+        self.data.hierarchy = h;
+    }
+
+    /// Figures about the nav-point hierarchy, if the mesh was baked with one.
+    #[must_use]
+    pub fn hierarchy_stats(&self) -> Option<&HierarchyStats> {
+        self.data.hierarchy.as_ref().map(|h| &h.stats)
+    }
+
+    /// Nodes of the L2 graph (boundary portals and designer nav points);
+    /// empty without a hierarchy.
+    #[must_use]
+    pub fn nav_nodes(&self) -> &[NavNode] {
+        self.data.hierarchy.as_ref().map_or(&[], |h| &h.nodes)
+    }
+
+    /// Cluster of a region, if the mesh has a hierarchy.
+    #[must_use]
+    pub fn region_cluster(&self, id: RegionId) -> Option<u32> {
+        let h = self.data.hierarchy.as_ref()?;
+        let r = self.region(id)?;
+        h.region_cluster.get(r.index as usize).copied()
+    }
+
+    /// The L2 graph as a petgraph graph: one node per nav node (weight: its
+    /// index in [`NavMesh::nav_nodes`]), one edge per cached corridor (weight:
+    /// its cost). Empty without a hierarchy.
+    #[must_use]
+    pub fn nav_graph(&self) -> petgraph::graph::UnGraph<u32, f32> {
+        let mut g = petgraph::graph::UnGraph::default();
+        if let Some(h) = &self.data.hierarchy {
+            for i in 0..h.nodes.len() {
+                g.add_node(i as u32);
+            }
+            for e in &h.corridors {
+                g.add_edge(
+                    petgraph::graph::NodeIndex::new(e.ends[0] as usize),
+                    petgraph::graph::NodeIndex::new(e.ends[1] as usize),
+                    e.cost,
+                );
+            }
+        }
+        g
     }
 
     /// Name of the level it was baked from.
@@ -394,6 +457,29 @@ impl Tables {
         tree == u32::MAX
             || tree == self.region_tree[goal_region as usize]
             || tree == self.region_tree[start_region as usize]
+    }
+
+    /// Region a portal crossing node (`2p` into `portal_regions[p][1]`,
+    /// `2p + 1` into `portal_regions[p][0]`) enters.
+    #[inline]
+    pub(crate) fn entered(&self, crossing: u32) -> u32 {
+        let [a, b] = self.portal_regions[(crossing / 2) as usize];
+        if crossing % 2 == 0 {
+            b
+        } else {
+            a
+        }
+    }
+
+    /// `[left, right]` of a crossing node as seen by someone making the crossing.
+    #[inline]
+    pub(crate) fn crossing_ends(&self, crossing: u32) -> [Vec2; 2] {
+        let [l, r] = self.portal_ends[(crossing / 2) as usize];
+        if crossing % 2 == 0 {
+            [l, r]
+        } else {
+            [r, l]
+        }
     }
 
     /// Dense portal indices of dense region `r`.

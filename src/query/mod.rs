@@ -6,7 +6,9 @@ use glam::Vec2;
 use crate::error::QueryError;
 use crate::geometry::{self, Aabb};
 use crate::mesh::{NavMesh, RegionId};
-use crate::search::{astar, Funnel, PortalGraph, SearchContext, SearchOutcome};
+mod hierarchical;
+
+use crate::search::{astar, Funnel, Leg, PortalGraph, SearchContext, SearchOutcome};
 
 /// Default expansion budget of a [`NavQuery`]: enough for any path on a
 /// 4096 x 4096 map's mesh; a game with a frame budget sets its own.
@@ -48,6 +50,21 @@ pub enum PathStatus {
     Partial,
 }
 
+/// Which level of the hierarchy answered a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchLevel {
+    /// Start and goal share a region: a straight line, no search.
+    #[default]
+    SameRegion,
+    /// A* over portal crossings (L1): close ends, a mesh without hierarchy,
+    /// a filter that excludes areas, or a query told not to use the hierarchy.
+    Regions,
+    /// Live legs and an A* over the nav-point graph (L2), stitched over cached corridors.
+    NavPoints,
+    /// Both ends are designer nav points: their cached corridor, no search at all.
+    CachedCorridor,
+}
+
 /// A path: waypoints from start to goal, never leaving walkable space.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Path {
@@ -55,6 +72,7 @@ pub struct Path {
     corridor: Vec<RegionId>,
     length: f32,
     status: PathStatus,
+    level: SearchLevel,
 }
 
 impl Path {
@@ -80,6 +98,12 @@ impl Path {
     #[must_use]
     pub fn status(&self) -> PathStatus {
         self.status
+    }
+
+    /// The level of the hierarchy that answered.
+    #[must_use]
+    pub fn level(&self) -> SearchLevel {
+        self.level
     }
 
     fn finish(&mut self, status: PathStatus) {
@@ -115,6 +139,15 @@ pub struct NavQuery {
     region_stamp: Vec<(u32, u32)>,
     stamp: u32,
     max_expansions: u32,
+    use_hierarchy: bool,
+    /// L2 search scratch: payload is the corridor a nav node was reached by.
+    l2: SearchContext<u32>,
+    l2_nodes: Vec<u32>,
+    start_legs: Vec<Leg>,
+    goal_legs: Vec<Leg>,
+    /// Crossings of a stitched corridor, and a leg walked backwards.
+    crossings: Vec<u32>,
+    leg_buffer: Vec<u32>,
 }
 
 impl Default for NavQuery {
@@ -136,7 +169,21 @@ impl NavQuery {
             region_stamp: Vec::new(),
             stamp: 0,
             max_expansions: DEFAULT_MAX_EXPANSIONS,
+            use_hierarchy: true,
+            l2: SearchContext::new(),
+            l2_nodes: Vec::new(),
+            start_legs: Vec::new(),
+            goal_legs: Vec::new(),
+            crossings: Vec::new(),
+            leg_buffer: Vec::new(),
         }
+    }
+
+    /// Whether long queries may use the mesh's nav-point hierarchy (default
+    /// true); false forces the region-level search, e.g. to compare the two.
+    pub fn set_use_hierarchy(&mut self, on: bool) -> &mut Self {
+        self.use_hierarchy = on;
+        self
     }
 
     /// Sets the most portal crossings one search may expand (>= 1).
@@ -199,8 +246,16 @@ impl NavQuery {
             }
             path.corridor.push(t.region_keys[start_region as usize]);
             path.finish(PathStatus::Complete);
+            path.level = SearchLevel::SameRegion;
             return Ok(());
         }
+        if self.use_hierarchy
+            && filter.excluded_areas == 0
+            && self.try_hierarchical(mesh, (start, start_region), (goal, goal_region), path)
+        {
+            return Ok(());
+        }
+        path.level = SearchLevel::Regions;
         let graph = PortalGraph {
             tables: t,
             start_region,

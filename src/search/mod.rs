@@ -9,8 +9,10 @@
 //! Nodes may carry a small `Copy` payload, set when the node is reached: the
 //! portal graph stores the point where the path crosses each portal there.
 
+mod nav_graph;
 mod portal_graph;
 
+pub(crate) use nav_graph::{Leg, NavGraph, LEG};
 pub(crate) use portal_graph::{Funnel, PortalGraph};
 
 use std::cmp::Reverse;
@@ -168,6 +170,15 @@ impl<P: Copy + Default> SearchContext<P> {
         let i = node as usize;
         (i < self.seen.len() && self.seen[i] == self.generation)
             .then(|| self.pool[self.slot[i] as usize])
+    }
+
+    /// The node `node` was reached from in the last search (`None` for a
+    /// start node or a node not reached).
+    #[must_use]
+    pub fn parent(&self, node: u32) -> Option<u32> {
+        let i = node as usize;
+        (i < self.seen.len() && self.seen[i] == self.generation && self.parent[i] != NO_PARENT)
+            .then(|| self.parent[i])
     }
 
     /// Writes the nodes from a start to `node` (inclusive) into `out`.

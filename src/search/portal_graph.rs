@@ -60,23 +60,13 @@ impl PortalGraph<'_> {
                 self.goal_region
             };
         }
-        let [a, b] = self.tables.portal_regions[(node / 2) as usize];
-        if node % 2 == 0 {
-            b
-        } else {
-            a
-        }
+        self.tables.entered(node)
     }
 
     /// `[left, right]` of a crossing node as seen by someone making the crossing.
     #[inline]
     pub(crate) fn crossing_ends(&self, node: u32) -> [Vec2; 2] {
-        let [l, r] = self.tables.portal_ends[(node / 2) as usize];
-        if node % 2 == 0 {
-            [l, r]
-        } else {
-            [r, l]
-        }
+        self.tables.crossing_ends(node)
     }
 
     #[inline]

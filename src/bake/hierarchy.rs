@@ -1,0 +1,538 @@
+//! The L2 bake: clusters, nav nodes, leg tables and cached corridors (see
+//! [`crate::mesh::hierarchy`] for what they are and how a query uses them).
+//!
+//! ```text
+//! regions -> clusters (heavy-edge matching: wide portals merge first, so the
+//!            cuts fall on narrow ones)
+//!         -> nav nodes (every portal between two clusters, plus designer points)
+//!         -> per cluster: Dijkstra over its midpoint graph from each nav node
+//!            (the leg table), then the corridor of every pair of its nav nodes
+//!         -> designer pairs: the flat portal search over the whole mesh
+//! ```
+
+use std::time::Instant;
+
+use glam::Vec2;
+
+use crate::geometry;
+use crate::level::NavPoint;
+use crate::mesh::hierarchy::{
+    Corridor, HierarchyData, HierarchyStats, LegPoint, NavNode, NavPointKind, LEG_END,
+};
+use crate::mesh::{NavMesh, Tables};
+use crate::search::{astar, Funnel, PortalGraph, SearchContext, SearchGraph, SearchOutcome};
+
+/// Builds the hierarchy of a baked mesh. Designer points off the mesh are skipped.
+pub(crate) fn build(mesh: &NavMesh, designer: &[NavPoint], cluster_size: u32) -> HierarchyData {
+    let started = Instant::now();
+    let t = &mesh.tables;
+    let cluster_size = cluster_size.clamp(2, MAX_CLUSTER_SIZE);
+    let (region_cluster, clusters) = partition(t, cluster_size);
+
+    // nav nodes: boundary portals in portal order, then designer points
+    let mut nodes = Vec::new();
+    for (p, &[a, b]) in t.portal_regions.iter().enumerate() {
+        let (ca, cb) = (region_cluster[a as usize], region_cluster[b as usize]);
+        if ca != cb {
+            let [l, r] = t.portal_ends[p];
+            nodes.push(NavNode {
+                at: (l + r) * 0.5,
+                kind: NavPointKind::Boundary { portal: p as u32 },
+                clusters: [ca, cb],
+                regions: [a, b],
+            });
+        }
+    }
+    for (i, d) in designer.iter().enumerate() {
+        if let Some(key) = mesh.locate(d.at) {
+            let r = mesh.data.regions[key].index;
+            let c = region_cluster[r as usize];
+            nodes.push(NavNode {
+                at: d.at,
+                kind: NavPointKind::Designer { index: i as u32 },
+                clusters: [c, c],
+                regions: [r, r],
+            });
+        }
+    }
+    let mut per_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters as usize];
+    for (i, n) in nodes.iter().enumerate() {
+        per_cluster[n.clusters[0] as usize].push(i as u32);
+        if n.clusters[1] != n.clusters[0] {
+            per_cluster[n.clusters[1] as usize].push(i as u32);
+        }
+    }
+    let (cluster_start, cluster_nodes) = csr(&per_cluster);
+
+    let mut h = HierarchyData {
+        cluster_size,
+        region_cluster,
+        cluster_start,
+        cluster_nodes,
+        nodes,
+        corridors: Vec::new(),
+        crossings: Vec::new(),
+        point_start: Vec::new(),
+        points: Vec::new(),
+        leg_start: Vec::new(),
+        leg_cost: Vec::new(),
+        leg_next: Vec::new(),
+        stats: HierarchyStats::default(),
+    };
+    build_leg_tables(t, &mut h);
+    for c in 0..clusters {
+        cluster_corridors(t, &mut h, c);
+    }
+    designer_corridors(t, &mut h);
+
+    h.stats = HierarchyStats {
+        clusters,
+        nav_nodes: h.nodes.len() as u32,
+        corridors: h.corridors.len() as u32,
+        crossings: h.crossings.len() as u32,
+        leg_entries: h.leg_cost.len() as u32,
+        bytes: postcard::to_allocvec(&h).map_or(0, |b| b.len() as u64),
+        bake_ms: started.elapsed().as_secs_f64() * 1e3,
+    };
+    h
+}
+
+/// Largest cluster accepted: the leg table addresses a cluster's points with `u16`.
+const MAX_CLUSTER_SIZE: u32 = 4096;
+
+/// Partitions the regions into clusters of about `max` regions by rounds of
+/// heavy-edge matching: each round pairs neighbouring clusters, heaviest
+/// first, where the weight of two clusters is the total width of the portals
+/// between them over the product of their sizes. Wide openings merge early,
+/// so the portals left between clusters are the narrow ones (the
+/// chokepoints), and small clusters merge first, so clusters grow evenly.
+/// A second phase lets clusters under a quarter of `max` (dead-end pockets
+/// left beside a full cluster) join a neighbour up to `2 * max`, since each
+/// would otherwise cost a nav point for a few regions. Deterministic.
+fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
+    let n = t.region_cost.len();
+    let mut state = Clusters {
+        cluster: (0..n as u32).collect(),
+        size: vec![1; n],
+        count: n as u32,
+    };
+    while state.round(t, |sa, sb| sa + sb <= max) {}
+    while state.round(t, |sa, sb| sa.min(sb) < max / 4 && sa + sb <= 2 * max) {}
+    (state.cluster, state.count)
+}
+
+struct Clusters {
+    cluster: Vec<u32>,
+    size: Vec<u32>,
+    count: u32,
+}
+
+impl Clusters {
+    /// One round of matching among the pairs `accept` allows; false when none merged.
+    fn round(&mut self, t: &Tables, accept: impl Fn(u32, u32) -> bool) -> bool {
+        let mut pairs: Vec<(u32, u32, f32)> = Vec::new();
+        for (p, &[a, b]) in t.portal_regions.iter().enumerate() {
+            let (ca, cb) = (self.cluster[a as usize], self.cluster[b as usize]);
+            if ca != cb {
+                let [l, r] = t.portal_ends[p];
+                pairs.push((ca.min(cb), ca.max(cb), l.distance(r)));
+            }
+        }
+        pairs.sort_unstable_by_key(|x| (x.0, x.1));
+        let mut candidates: Vec<(f32, u32, u32)> = Vec::new();
+        let mut i = 0;
+        while i < pairs.len() {
+            let (a, b) = (pairs[i].0, pairs[i].1);
+            let mut w = 0.0;
+            while i < pairs.len() && (pairs[i].0, pairs[i].1) == (a, b) {
+                w += pairs[i].2;
+                i += 1;
+            }
+            let (sa, sb) = (self.size[a as usize], self.size[b as usize]);
+            if accept(sa, sb) {
+                candidates.push((w / ((sa as f32) * (sb as f32)), a, b));
+            }
+        }
+        if candidates.is_empty() {
+            return false;
+        }
+        candidates.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        let count = self.count as usize;
+        let mut into: Vec<u32> = (0..self.count).collect();
+        let mut matched = vec![false; count];
+        for &(_, a, b) in &candidates {
+            if !matched[a as usize] && !matched[b as usize] {
+                matched[a as usize] = true;
+                matched[b as usize] = true;
+                into[b as usize] = a;
+            }
+        }
+        // compact labels in order
+        let mut label = vec![u32::MAX; count];
+        let mut next = 0;
+        for c in 0..count {
+            if into[c] == c as u32 {
+                label[c] = next;
+                next += 1;
+            }
+        }
+        let mut size = vec![0u32; next as usize];
+        for c in 0..count {
+            size[label[into[c] as usize] as usize] += self.size[c];
+        }
+        for c in &mut self.cluster {
+            *c = label[into[*c as usize] as usize];
+        }
+        self.size = size;
+        self.count = next;
+        true
+    }
+}
+
+fn csr(lists: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = Vec::with_capacity(lists.len() + 1);
+    let mut flat = Vec::new();
+    for l in lists {
+        start.push(flat.len() as u32);
+        flat.extend_from_slice(l);
+    }
+    start.push(flat.len() as u32);
+    (start, flat)
+}
+
+/// A cluster's midpoint graph: its points, linked when they touch a common
+/// region of the cluster, at distance times that region's cost.
+struct MidpointGraph<'a> {
+    tables: &'a Tables,
+    points: &'a [LegPoint],
+    /// Local points touching each region of the cluster: CSR over `regions`.
+    region_of: &'a dyn Fn(u32) -> Option<usize>,
+    region_start: &'a [u32],
+    region_points: &'a [u16],
+}
+
+impl MidpointGraph<'_> {
+    fn regions_of(&self, i: usize) -> [Option<u32>; 2] {
+        let p = &self.points[i];
+        match p.portal {
+            Some(portal) => {
+                let [a, b] = self.tables.portal_regions[portal as usize];
+                let inside = |r: u32| (self.region_of)(r).map(|_| r);
+                [inside(a), inside(b)]
+            }
+            None => [Some(p.region), None],
+        }
+    }
+}
+
+impl SearchGraph for MidpointGraph<'_> {
+    type Payload = ();
+
+    fn node_count(&self) -> usize {
+        self.points.len()
+    }
+
+    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, ()))>(&self, node: u32, _: (), mut visit: F) {
+        let at = self.points[node as usize].at;
+        for r in self.regions_of(node as usize).into_iter().flatten() {
+            let Some(local) = (self.region_of)(r) else {
+                continue;
+            };
+            let rate = self.tables.region_cost[r as usize];
+            let list = &self.region_points
+                [self.region_start[local] as usize..self.region_start[local + 1] as usize];
+            for &q in list {
+                if u32::from(q) != node {
+                    let to = self.points[q as usize].at;
+                    visit(u32::from(q), &|| (at.distance(to) * rate, ()));
+                }
+            }
+        }
+    }
+
+    fn heuristic(&self, _: u32, _: ()) -> f32 {
+        0.0
+    }
+
+    fn is_goal(&self, _: u32) -> bool {
+        false // run to exhaustion: every point gets its distance
+    }
+}
+
+/// Fills the points and leg tables of every cluster.
+fn build_leg_tables(t: &Tables, h: &mut HierarchyData) {
+    let clusters = h.cluster_start.len() - 1;
+    let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
+    for (r, &c) in h.region_cluster.iter().enumerate() {
+        regions_of_cluster[c as usize].push(r as u32);
+    }
+    let mut local_region = vec![u32::MAX; h.region_cluster.len()];
+    let mut ctx = SearchContext::<()>::new();
+    h.point_start.push(0);
+    for (c, regions) in regions_of_cluster.iter().enumerate() {
+        let c = c as u32;
+        for (i, &r) in regions.iter().enumerate() {
+            local_region[r as usize] = i as u32;
+        }
+        // points: each portal touching the cluster once (from the cluster's
+        // side), then designer points; per region, the points touching it
+        let mut points: Vec<LegPoint> = Vec::new();
+        let mut touching: Vec<Vec<u16>> = vec![Vec::new(); regions.len()];
+        for &r in regions {
+            for &p in t.portals_of(r) {
+                let [a, b] = t.portal_regions[p as usize];
+                let other = if a == r { b } else { a };
+                let interior = h.region_cluster[other as usize] == c;
+                if interior && other < r {
+                    continue; // added from the other side already
+                }
+                let [l, rr] = t.portal_ends[p as usize];
+                let i = points.len() as u16;
+                points.push(LegPoint {
+                    at: (l + rr) * 0.5,
+                    portal: Some(p),
+                    region: r,
+                });
+                touching[local_region[r as usize] as usize].push(i);
+                if interior {
+                    touching[local_region[other as usize] as usize].push(i);
+                }
+            }
+        }
+        for &n in h.nodes_of(c) {
+            let node = &h.nodes[n as usize];
+            if let NavPointKind::Designer { .. } = node.kind {
+                let i = points.len() as u16;
+                points.push(LegPoint {
+                    at: node.at,
+                    portal: None,
+                    region: node.regions[0],
+                });
+                touching[local_region[node.regions[0] as usize] as usize].push(i);
+            }
+        }
+        let (region_start, region_points) = {
+            let mut start = Vec::with_capacity(touching.len() + 1);
+            let mut flat = Vec::new();
+            for l in &touching {
+                start.push(flat.len() as u32);
+                flat.extend_from_slice(l);
+            }
+            start.push(flat.len() as u32);
+            (start, flat)
+        };
+        let region_of =
+            |r: u32| (h.region_cluster[r as usize] == c).then(|| local_region[r as usize] as usize);
+        let graph = MidpointGraph {
+            tables: t,
+            points: &points,
+            region_of: &region_of,
+            region_start: &region_start,
+            region_points: &region_points,
+        };
+        // one Dijkstra per nav node of the cluster, from its point
+        let nodes = h.nodes_of(c).to_vec();
+        let base = h.leg_cost.len();
+        h.leg_start.push(base as u32);
+        h.leg_cost
+            .resize(base + points.len() * nodes.len(), f32::INFINITY);
+        h.leg_next
+            .resize(base + points.len() * nodes.len(), LEG_END);
+        for (k, &n) in nodes.iter().enumerate() {
+            let src = point_of_node(&points, &h.nodes[n as usize], c);
+            astar(&graph, &mut ctx, &[(src as u32, 0.0, ())], u32::MAX);
+            for i in 0..points.len() {
+                let at = base + i * nodes.len() + k;
+                if let Some(cost) = ctx.cost(i as u32) {
+                    h.leg_cost[at] = cost;
+                    h.leg_next[at] = ctx.parent(i as u32).map_or(LEG_END, |p| p as u16);
+                }
+            }
+        }
+        h.points.extend_from_slice(&points);
+        h.point_start.push(h.points.len() as u32);
+    }
+}
+
+/// The local point a nav node stands on in cluster `c`.
+fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> usize {
+    let side = usize::from(node.clusters[0] != c);
+    points
+        .iter()
+        .position(|p| match node.kind {
+            NavPointKind::Boundary { portal } => {
+                p.portal == Some(portal) && p.region == node.regions[side]
+            }
+            NavPointKind::Designer { .. } => p.portal.is_none() && p.at == node.at,
+        })
+        .expect("every nav node of a cluster has a point there")
+}
+
+/// The corridors between every pair of the nav nodes of cluster `c`.
+fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
+    let nodes: Vec<u32> = h.nodes_of(c).to_vec();
+    let points = h.points_of(c).to_vec();
+    let mut crossings = Vec::new();
+    let mut ends = Vec::new();
+    for (a, &na) in nodes.iter().enumerate() {
+        for (b, &nb) in nodes.iter().enumerate().skip(a + 1) {
+            let from = point_of_node(&points, &h.nodes[na as usize], c);
+            let (cost, _) = h.leg(c, from, b);
+            if !cost.is_finite() {
+                continue;
+            }
+            crossings.clear();
+            let start_region = points[from].region;
+            let end_region = h.walk_leg(t, c, from, b, start_region, &mut crossings);
+            let (pa, pb) = (h.nodes[na as usize].at, h.nodes[nb as usize].at);
+            let cost = pulled_cost(t, pa, pb, start_region, &crossings, &mut ends).unwrap_or(cost);
+            push_corridor(h, [na, nb], [start_region, end_region], c, cost, &crossings);
+        }
+    }
+}
+
+/// Length of the path pulled taut from `a` to `b` through `crossings`, times
+/// the corridor's cost rate, when every region on it has the same rate; `None`
+/// otherwise (the caller keeps its midpoint estimate).
+fn pulled_cost(
+    t: &Tables,
+    a: Vec2,
+    b: Vec2,
+    first_region: u32,
+    crossings: &[u32],
+    ends: &mut Vec<[Vec2; 2]>,
+) -> Option<f32> {
+    let rate = t.region_cost[first_region as usize];
+    ends.clear();
+    for &x in crossings {
+        if t.region_cost[t.entered(x) as usize] != rate {
+            return None;
+        }
+        ends.push(t.crossing_ends(x));
+    }
+    let mut length = 0.0;
+    let mut prev = a;
+    geometry::pull_corners(a, b, ends, |p, _| {
+        length += prev.distance(p);
+        prev = p;
+    });
+    Some((length + prev.distance(b)) * rate)
+}
+
+fn push_corridor(
+    h: &mut HierarchyData,
+    ends: [u32; 2],
+    regions: [u32; 2],
+    cluster: u32,
+    cost: f32,
+    crossings: &[u32],
+) {
+    h.corridors.push(Corridor {
+        ends,
+        regions,
+        cluster,
+        cost,
+        first: h.crossings.len() as u32,
+        len: crossings.len() as u32,
+    });
+    h.crossings.extend_from_slice(crossings);
+}
+
+/// Corridors between every pair of designer nav points, by the same portal
+/// search a flat query runs, so a query between two of them can reuse the
+/// corridor and get the flat query's path.
+fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
+    let designers: Vec<u32> = (0..h.nodes.len() as u32)
+        .filter(|&n| matches!(h.nodes[n as usize].kind, NavPointKind::Designer { .. }))
+        .collect();
+    let mut ctx = SearchContext::new();
+    let mut path = Vec::new();
+    for (i, &a) in designers.iter().enumerate() {
+        for &b in &designers[i + 1..] {
+            let (na, nb) = (h.nodes[a as usize], h.nodes[b as usize]);
+            let (ra, rb) = (na.regions[0], nb.regions[0]);
+            if t.region_component[ra as usize] != t.region_component[rb as usize] {
+                continue;
+            }
+            let graph = PortalGraph {
+                tables: t,
+                start_region: ra,
+                goal_region: rb,
+                goal: nb.at,
+                excluded_areas: 0,
+                heuristic_scale: t.min_cost,
+            };
+            if ra == rb {
+                let cost = na.at.distance(nb.at) * t.region_cost[ra as usize];
+                push_corridor(h, [a, b], [ra, rb], u32::MAX, cost, &[]);
+                continue;
+            }
+            let start = [(graph.start_node(), 0.0, Funnel::start(na.at))];
+            if let SearchOutcome::Found(goal) = astar(&graph, &mut ctx, &start, u32::MAX) {
+                ctx.path_to(goal, &mut path);
+                let cost = ctx.cost(goal).unwrap_or(f32::INFINITY);
+                let crossings: Vec<u32> = path
+                    .iter()
+                    .copied()
+                    .filter(|&x| x < graph.start_node())
+                    .collect();
+                push_corridor(h, [a, b], [ra, rb], u32::MAX, cost, &crossings);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BakeConfig, Grid, NavMesh};
+
+    #[test]
+    fn clusters_respect_their_size_and_stay_connected() {
+        let text = "type octile\nheight 12\nwidth 24\nmap\n".to_string()
+            + &[
+                "........................",
+                "..@@@@@@....@@@@@@@.....",
+                "..@....@....@.....@.....",
+                "..@....@....@.....@.....",
+                "..@@.@@@....@@@.@@@.....",
+                "........................",
+                "....@@@@@@@@@@@@@@@.....",
+                "........................",
+                ".@@@@@@.....@@@@@@@@@@@.",
+                ".@....@.....@..........@",
+                ".@..........@..........@",
+                ".@@@@@@.....@@@@@@@@@@@@",
+            ]
+            .join("\n");
+        let grid = Grid::parse(&text, "t.map").expect("parses");
+        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        let t = &mesh.tables;
+        for max in [2, 4, 8] {
+            let (cluster, count) = partition(t, max);
+            let mut sizes = vec![0u32; count as usize];
+            for &c in &cluster {
+                sizes[c as usize] += 1;
+            }
+            assert!(
+                sizes.iter().all(|&s| (1..=2 * max).contains(&s)),
+                "{sizes:?}"
+            );
+            // connected: union-find over portals inside clusters gives one set per cluster
+            let mut uf = petgraph::unionfind::UnionFind::<u32>::new(cluster.len());
+            for &[a, b] in &t.portal_regions {
+                if cluster[a as usize] == cluster[b as usize] {
+                    uf.union(a, b);
+                }
+            }
+            let mut root_of = vec![u32::MAX; count as usize];
+            for (r, &c) in cluster.iter().enumerate() {
+                let root = uf.find(r as u32);
+                if root_of[c as usize] == u32::MAX {
+                    root_of[c as usize] = root;
+                }
+                assert_eq!(root_of[c as usize], root, "cluster {c} is in one piece");
+            }
+        }
+    }
+}

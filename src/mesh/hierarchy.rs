@@ -1,0 +1,293 @@
+//! The L2 level: nav points linked by corridors cached in the bake.
+//!
+//! The regions are partitioned into clusters. Every portal between two
+//! clusters carries an automatic nav point (at its midpoint); designer nav
+//! points from the level join the cluster of the region they stand in. Inside
+//! each cluster the bake caches the corridor (a list of portal crossings) and
+//! its cost between every pair of the cluster's nav points, and between every
+//! pair of designer nav points across the whole mesh. Those corridors are the
+//! edges of the L2 graph.
+//!
+//! To connect an arbitrary point to the nav points of its cluster without a
+//! search over regions, each cluster also keeps a *leg table*: for every
+//! point of the cluster's midpoint graph (the cluster's portals and designer
+//! points) and every nav point of the cluster, the cost of the cheapest
+//! midpoint-to-midpoint route inside the cluster and the next point on it. A
+//! query adds the distance from its start to the portals of its region and
+//! follows the table. Built by [`crate::bake`], read by [`crate::query`].
+
+use glam::Vec2;
+use serde::{Deserialize, Serialize};
+
+use super::Tables;
+
+/// Marks the end of a leg-table chain.
+pub(crate) const LEG_END: u16 = u16::MAX;
+
+/// What a nav point stands on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NavPointKind {
+    /// Automatic: the midpoint of a portal between two clusters (dense portal index).
+    Boundary {
+        /// Dense index of the portal.
+        portal: u32,
+    },
+    /// Placed by the designer: index into [`crate::NavMesh::nav_points`].
+    Designer {
+        /// Index of the level's nav point.
+        index: u32,
+    },
+}
+
+/// A node of the L2 graph.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NavNode {
+    /// Position, world units.
+    pub at: Vec2,
+    /// Boundary portal or designer point.
+    pub kind: NavPointKind,
+    /// The clusters it belongs to: the two sides of a boundary portal, or the
+    /// designer point's cluster twice.
+    pub clusters: [u32; 2],
+    /// Dense region of each cluster's side: `regions[i]` is in `clusters[i]`.
+    pub regions: [u32; 2],
+}
+
+/// A cached corridor: an edge of the L2 graph.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Corridor {
+    /// Nav nodes at its ends; the crossings run from `ends[0]` to `ends[1]`.
+    pub ends: [u32; 2],
+    /// Dense regions where it starts and ends.
+    pub regions: [u32; 2],
+    /// Cluster it was searched in, or `u32::MAX` for a designer pair searched over the whole mesh.
+    pub cluster: u32,
+    pub cost: f32,
+    /// Crossing nodes (`2p` or `2p + 1`, as in the portal graph) in `crossings[first..first + len]`.
+    pub first: u32,
+    pub len: u32,
+}
+
+/// Figures about the hierarchy, kept in the baked file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HierarchyStats {
+    /// Clusters the regions were partitioned into.
+    pub clusters: u32,
+    /// L2 nodes: boundary portals plus designer nav points.
+    pub nav_nodes: u32,
+    /// Cached corridors (L2 edges).
+    pub corridors: u32,
+    /// Portal crossings stored over all corridors.
+    pub crossings: u32,
+    /// Entries of the leg tables.
+    pub leg_entries: u32,
+    /// Bytes of the hierarchy in the baked file (corridors, leg tables, clusters).
+    pub bytes: u64,
+    /// Wall-clock milliseconds to build it (not saved).
+    #[serde(skip)]
+    pub bake_ms: f64,
+}
+
+/// The hierarchy as stored in the baked file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct HierarchyData {
+    /// Largest cluster the bake aimed for, in regions.
+    pub cluster_size: u32,
+    /// Cluster of each dense region.
+    pub region_cluster: Vec<u32>,
+    /// CSR: nav nodes of cluster `c` are `cluster_nodes[cluster_start[c]..cluster_start[c + 1]]`.
+    pub cluster_start: Vec<u32>,
+    pub cluster_nodes: Vec<u32>,
+    pub nodes: Vec<NavNode>,
+    pub corridors: Vec<Corridor>,
+    pub crossings: Vec<u32>,
+    /// CSR: points of cluster `c`'s midpoint graph are
+    /// `points[point_start[c]..point_start[c + 1]]`.
+    pub point_start: Vec<u32>,
+    pub points: Vec<LegPoint>,
+    /// Per cluster: where its leg table starts in `leg_cost` / `leg_next`;
+    /// the entry of local point `i` and the cluster's `k`-th nav node is at
+    /// `leg_start[c] + i * node_count(c) + k`.
+    pub leg_start: Vec<u32>,
+    pub leg_cost: Vec<f32>,
+    /// Next local point toward the nav node, or [`LEG_END`] at the node itself.
+    pub leg_next: Vec<u16>,
+    pub stats: HierarchyStats,
+}
+
+/// A point of a cluster's midpoint graph.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct LegPoint {
+    pub at: Vec2,
+    /// A dense portal index, or a designer nav point standing in `region`.
+    pub portal: Option<u32>,
+    /// The region (of this cluster) the point is reached from: one side of
+    /// the portal, or the designer point's region.
+    pub region: u32,
+}
+
+impl HierarchyData {
+    /// Nav nodes of cluster `c`.
+    #[inline]
+    pub(crate) fn nodes_of(&self, c: u32) -> &[u32] {
+        let c = c as usize;
+        &self.cluster_nodes[self.cluster_start[c] as usize..self.cluster_start[c + 1] as usize]
+    }
+
+    /// Points of cluster `c`'s midpoint graph.
+    #[inline]
+    pub(crate) fn points_of(&self, c: u32) -> &[LegPoint] {
+        let c = c as usize;
+        &self.points[self.point_start[c] as usize..self.point_start[c + 1] as usize]
+    }
+
+    /// Leg-table entry: cost and next point from local point `i` to the `k`-th nav node of `c`.
+    #[inline]
+    pub(crate) fn leg(&self, c: u32, i: usize, k: usize) -> (f32, u16) {
+        let at = self.leg_start[c as usize] as usize + i * self.nodes_of(c).len() + k;
+        (self.leg_cost[at], self.leg_next[at])
+    }
+
+    /// Crossings of corridor `e`, from `ends[0]` to `ends[1]`.
+    #[inline]
+    pub(crate) fn crossings_of(&self, e: &Corridor) -> &[u32] {
+        &self.crossings[e.first as usize..(e.first + e.len) as usize]
+    }
+
+    /// Appends to `out` the crossings of the leg-table route from local point
+    /// `from` (entered in region `region`) to the `k`-th nav node of cluster `c`,
+    /// and returns the region where it ends.
+    pub(crate) fn walk_leg(
+        &self,
+        t: &Tables,
+        c: u32,
+        from: usize,
+        k: usize,
+        mut region: u32,
+        out: &mut Vec<u32>,
+    ) -> u32 {
+        let points = self.points_of(c);
+        let target = {
+            let node = &self.nodes[self.nodes_of(c)[k] as usize];
+            node.regions[usize::from(node.clusters[0] != c)]
+        };
+        let touches = |i: usize, r: u32| match points[i].portal {
+            Some(p) => t.portal_regions[p as usize].contains(&r),
+            None => points[i].region == r,
+        };
+        let mut i = from;
+        for _ in 0..=points.len() {
+            let (_, next) = self.leg(c, i, k);
+            let arrived = if next == LEG_END {
+                region == target
+            } else {
+                touches(next as usize, region)
+            };
+            if !arrived {
+                let Some(p) = points[i].portal else { break };
+                let [a, b] = t.portal_regions[p as usize];
+                let (node, into) = if a == region {
+                    (2 * p, b)
+                } else {
+                    (2 * p + 1, a)
+                };
+                out.push(node);
+                region = into;
+            }
+            if next == LEG_END {
+                break;
+            }
+            i = next as usize;
+        }
+        region
+    }
+
+    /// Clusters with no nav point between them are not neighbours.
+    pub(crate) fn neighbours(&self, a: u32, b: u32) -> bool {
+        self.nodes_of(a).iter().any(|&n| {
+            let c = self.nodes[n as usize].clusters;
+            (c[0] == a && c[1] == b) || (c[0] == b && c[1] == a)
+        })
+    }
+}
+
+/// Derived from [`HierarchyData`] on build and load: the L2 adjacency.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HierarchyTables {
+    /// CSR: corridors at nav node `n` are `node_corridors[node_start[n]..node_start[n + 1]]`.
+    pub node_start: Vec<u32>,
+    pub node_corridors: Vec<u32>,
+    /// Local point of each portal per side: seen from region
+    /// `portal_regions[p][s]`, portal `p` is point `portal_point[p][s]` of
+    /// that region's cluster (`u32::MAX` when it has none).
+    pub portal_point: Vec<[u32; 2]>,
+    /// Designer nav point index -> nav node.
+    pub designer_node: Vec<u32>,
+}
+
+impl HierarchyTables {
+    pub(crate) fn build(h: &HierarchyData, portal_regions: &[[u32; 2]], designers: usize) -> Self {
+        let n = h.nodes.len();
+        let mut count = vec![0u32; n + 1];
+        for e in &h.corridors {
+            count[e.ends[0] as usize] += 1;
+            if e.ends[1] != e.ends[0] {
+                count[e.ends[1] as usize] += 1;
+            }
+        }
+        let mut node_start = Vec::with_capacity(n + 1);
+        let mut acc = 0;
+        for c in &count[..n] {
+            node_start.push(acc);
+            acc += c;
+        }
+        node_start.push(acc);
+        let mut fill = node_start.clone();
+        let mut node_corridors = vec![0; acc as usize];
+        for (i, e) in h.corridors.iter().enumerate() {
+            for (k, &end) in e.ends.iter().enumerate() {
+                if k == 1 && end == e.ends[0] {
+                    break;
+                }
+                let slot = &mut fill[end as usize];
+                node_corridors[*slot as usize] = i as u32;
+                *slot += 1;
+            }
+        }
+        let mut portal_point = vec![[u32::MAX; 2]; portal_regions.len()];
+        for c in 0..h.point_start.len().saturating_sub(1) {
+            for (i, p) in h.points_of(c as u32).iter().enumerate() {
+                let Some(portal) = p.portal else { continue };
+                let Some(regions) = portal_regions.get(portal as usize) else {
+                    continue;
+                };
+                for side in 0..2 {
+                    if h.region_cluster.get(regions[side] as usize) == Some(&(c as u32)) {
+                        portal_point[portal as usize][side] = i as u32;
+                    }
+                }
+            }
+        }
+        let mut designer_node = vec![u32::MAX; designers];
+        for (i, node) in h.nodes.iter().enumerate() {
+            if let NavPointKind::Designer { index } = node.kind {
+                if let Some(d) = designer_node.get_mut(index as usize) {
+                    *d = i as u32;
+                }
+            }
+        }
+        HierarchyTables {
+            node_start,
+            node_corridors,
+            portal_point,
+            designer_node,
+        }
+    }
+
+    /// Corridor ids at nav node `n`.
+    #[inline]
+    pub(crate) fn corridors_at(&self, n: u32) -> &[u32] {
+        let n = n as usize;
+        &self.node_corridors[self.node_start[n] as usize..self.node_start[n + 1] as usize]
+    }
+}

@@ -1,0 +1,287 @@
+//! Long queries over the nav-point hierarchy (see [`crate::mesh::hierarchy`]).
+//!
+//! ```text
+//! start --live leg--> nav node A --cached--> ... --cached--> B --live leg--> goal
+//! ```
+//! The legs come from the clusters' leg tables, the middle from an A* over
+//! the L2 graph; the pieces are concatenated into one list of portal
+//! crossings, loops are cut, and ONE funnel runs over the whole corridor, so
+//! the path never bends at a nav point it does not need.
+
+use glam::Vec2;
+
+use super::{NavQuery, Path, PathStatus, SearchLevel};
+use crate::geometry;
+use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
+use crate::mesh::NavMesh;
+use crate::search::{astar, Leg, NavGraph, PortalGraph, SearchOutcome, LEG};
+
+impl NavQuery {
+    /// Answers a query through the hierarchy when the mesh has one and the
+    /// ends are in clusters that are not neighbours (or both are designer nav
+    /// points). Returns false, leaving `path` alone, when the caller should
+    /// run the flat search instead.
+    pub(super) fn try_hierarchical(
+        &mut self,
+        mesh: &NavMesh,
+        (start, start_region): (Vec2, u32),
+        (goal, goal_region): (Vec2, u32),
+        path: &mut Path,
+    ) -> bool {
+        let Some(h) = mesh.data.hierarchy.as_ref() else {
+            return false;
+        };
+        let t = &mesh.tables;
+        if self.cached_designer_corridor(mesh, h, start, goal) {
+            self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
+            path.level = SearchLevel::CachedCorridor;
+            return true;
+        }
+        let (cs, cg) = (
+            h.region_cluster[start_region as usize],
+            h.region_cluster[goal_region as usize],
+        );
+        if cs == cg || h.neighbours(cs, cg) {
+            return false;
+        }
+        legs(mesh, h, start_region, start, &mut self.start_legs);
+        legs(mesh, h, goal_region, goal, &mut self.goal_legs);
+        let graph = NavGraph {
+            h,
+            ht: &mesh.hier,
+            start_legs: &self.start_legs,
+            goal_legs: &self.goal_legs,
+            start,
+            goal,
+            heuristic_scale: t.min_cost,
+        };
+        let outcome = astar(
+            &graph,
+            &mut self.l2,
+            &[(graph.start_node(), 0.0, LEG)],
+            self.max_expansions,
+        );
+        let SearchOutcome::Found(end) = outcome else {
+            return false; // out of budget or disconnected inside a cluster: the flat search decides
+        };
+        self.l2.path_to(end, &mut self.l2_nodes);
+        if !self.stitch(mesh, h, start_region, goal_region) {
+            return false;
+        }
+        self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
+        path.level = SearchLevel::NavPoints;
+        true
+    }
+
+    /// When `start` and `goal` are two designer nav points with a cached
+    /// corridor between them, puts its crossings in `self.crossings`.
+    fn cached_designer_corridor(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        start: Vec2,
+        goal: Vec2,
+    ) -> bool {
+        let designers = &mesh.data.nav_points;
+        let node_at = |p: Vec2| {
+            let i = designers.iter().position(|d| d.at == p)?;
+            let n = *mesh.hier.designer_node.get(i)?;
+            (n != u32::MAX).then_some(n)
+        };
+        let (Some(a), Some(b)) = (node_at(start), node_at(goal)) else {
+            return false;
+        };
+        let Some(e) = mesh.hier.corridors_at(a).iter().find_map(|&e| {
+            let c = &h.corridors[e as usize];
+            (c.cluster == u32::MAX && (c.ends == [a, b] || c.ends == [b, a])).then_some(c)
+        }) else {
+            return false;
+        };
+        self.crossings.clear();
+        append_corridor(h, e, a, &mut self.crossings);
+        true
+    }
+
+    /// Concatenates start leg, corridors and goal leg of the L2 path in
+    /// `self.l2_nodes` into `self.crossings`. False if the pieces do not join
+    /// up (a defect the flat search then hides).
+    fn stitch(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        start_region: u32,
+        goal_region: u32,
+    ) -> bool {
+        let t = &mesh.tables;
+        self.crossings.clear();
+        let nodes = &self.l2_nodes;
+        if nodes.len() < 3 {
+            return false;
+        }
+        let first = nodes[1];
+        let Some(leg) = self.start_legs.iter().find(|l| l.node == first) else {
+            return false;
+        };
+        let mut region = start_region;
+        if leg.first_point != LEG {
+            let c = h.region_cluster[start_region as usize];
+            region = h.walk_leg(
+                t,
+                c,
+                leg.first_point as usize,
+                leg.k as usize,
+                region,
+                &mut self.crossings,
+            );
+        }
+        for w in nodes[1..nodes.len() - 1].windows(2) {
+            let (from, to) = (w[0], w[1]);
+            let Some(e) = self.l2.payload(to).map(|e| &h.corridors[e as usize]) else {
+                return false;
+            };
+            let (entry, exit) = if e.ends[0] == from {
+                (e.regions[0], e.regions[1])
+            } else {
+                (e.regions[1], e.regions[0])
+            };
+            if !bridge(mesh, h, from, &mut region, entry, &mut self.crossings) {
+                return false;
+            }
+            append_corridor(h, e, from, &mut self.crossings);
+            region = exit;
+        }
+        // goal leg: walked from the goal towards the last node, then reversed
+        let last = nodes[nodes.len() - 2];
+        let Some(leg) = self.goal_legs.iter().find(|l| l.node == last) else {
+            return false;
+        };
+        self.leg_buffer.clear();
+        let mut entry = goal_region;
+        if leg.first_point != LEG {
+            let c = h.region_cluster[goal_region as usize];
+            entry = h.walk_leg(
+                t,
+                c,
+                leg.first_point as usize,
+                leg.k as usize,
+                goal_region,
+                &mut self.leg_buffer,
+            );
+        }
+        if !bridge(mesh, h, last, &mut region, entry, &mut self.crossings) {
+            return false;
+        }
+        self.crossings
+            .extend(self.leg_buffer.iter().rev().map(|&x| x ^ 1));
+        true
+    }
+
+    /// Runs the funnel over `self.crossings` from `start` to `goal` (loops
+    /// cut first) and fills `path`.
+    fn portal_corridor_into(
+        &mut self,
+        mesh: &NavMesh,
+        (start, start_region): (Vec2, u32),
+        (goal, goal_region): (Vec2, u32),
+        path: &mut Path,
+    ) {
+        let graph = PortalGraph {
+            tables: &mesh.tables,
+            start_region,
+            goal_region,
+            goal,
+            excluded_areas: 0,
+            heuristic_scale: mesh.tables.min_cost,
+        };
+        self.nodes.clear();
+        self.nodes.push(graph.start_node());
+        self.nodes.extend_from_slice(&self.crossings);
+        self.nodes.push(graph.goal_node());
+        self.corridor_without_loops(mesh, &graph);
+        path.waypoints.clear();
+        path.corridor.clear();
+        path.corridor.extend(
+            self.regions
+                .iter()
+                .map(|&r| mesh.tables.region_keys[r as usize]),
+        );
+        geometry::pull(start, goal, &self.portals, &mut path.waypoints);
+        path.finish(PathStatus::Complete);
+    }
+}
+
+/// The live legs between `p` (in dense region `region`) and every nav node of
+/// its cluster: to the midpoint of each portal of the region, then along the
+/// cluster's leg table.
+fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<Leg>) {
+    let t = &mesh.tables;
+    out.clear();
+    let c = h.region_cluster[region as usize];
+    let points = h.points_of(c);
+    let rate = t.region_cost[region as usize];
+    for (k, &n) in h.nodes_of(c).iter().enumerate() {
+        let node = &h.nodes[n as usize];
+        let mut best = Leg {
+            node: n,
+            k: k as u32,
+            cost: f32::INFINITY,
+            first_point: LEG,
+        };
+        if matches!(node.kind, NavPointKind::Designer { .. }) && node.regions[0] == region {
+            best.cost = p.distance(node.at) * rate;
+        }
+        for &portal in t.portals_of(region) {
+            let side = usize::from(t.portal_regions[portal as usize][0] != region);
+            let i = mesh.hier.portal_point[portal as usize][side];
+            if i == u32::MAX {
+                continue;
+            }
+            let (d, _) = h.leg(c, i as usize, k);
+            let cost = p.distance(points[i as usize].at) * rate + d;
+            if cost < best.cost {
+                best.cost = cost;
+                best.first_point = i;
+            }
+        }
+        if best.cost.is_finite() {
+            out.push(best);
+        }
+    }
+}
+
+/// Appends the crossings of corridor `e` walked away from nav node `from`.
+fn append_corridor(h: &HierarchyData, e: &Corridor, from: u32, out: &mut Vec<u32>) {
+    let x = h.crossings_of(e);
+    if e.ends[0] == from {
+        out.extend_from_slice(x);
+    } else {
+        out.extend(x.iter().rev().map(|&c| c ^ 1));
+    }
+}
+
+/// Joins two pieces at nav node `node`: when the next piece starts on the
+/// other side of the node's portal, crosses it. False if they cannot join.
+fn bridge(
+    mesh: &NavMesh,
+    h: &HierarchyData,
+    node: u32,
+    region: &mut u32,
+    entry: u32,
+    out: &mut Vec<u32>,
+) -> bool {
+    if *region == entry {
+        return true;
+    }
+    let NavPointKind::Boundary { portal } = h.nodes[node as usize].kind else {
+        return false;
+    };
+    let [a, b] = mesh.tables.portal_regions[portal as usize];
+    let crossing = match (*region == a, *region == b) {
+        (true, _) if b == entry => 2 * portal,
+        (_, true) if a == entry => 2 * portal + 1,
+        _ => return false,
+    };
+    out.push(crossing);
+    *region = entry;
+    true
+}

@@ -1,0 +1,92 @@
+//! The L2 level as a search graph: nav nodes linked by cached corridors, plus
+//! a start node linked to the nav nodes of the start's cluster and a goal node
+//! linked from those of the goal's cluster (the live legs).
+
+use glam::Vec2;
+
+use super::SearchGraph;
+use crate::mesh::hierarchy::{HierarchyData, HierarchyTables};
+
+/// Payload of a node reached by a live leg rather than a corridor.
+pub(crate) const LEG: u32 = u32::MAX;
+
+/// A live leg between the start (or goal) and a nav node of its cluster.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Leg {
+    pub node: u32,
+    /// Position of the node in its cluster's node list.
+    pub k: u32,
+    pub cost: f32,
+    /// Local point of the cluster the leg leaves the region by, or
+    /// [`LEG`] when the node stands in the region itself.
+    pub first_point: u32,
+}
+
+/// A borrowed view of the hierarchy for one query.
+pub(crate) struct NavGraph<'a> {
+    pub h: &'a HierarchyData,
+    pub ht: &'a HierarchyTables,
+    pub start_legs: &'a [Leg],
+    pub goal_legs: &'a [Leg],
+    pub start: Vec2,
+    pub goal: Vec2,
+    pub heuristic_scale: f32,
+}
+
+impl NavGraph<'_> {
+    #[inline]
+    pub(crate) fn start_node(&self) -> u32 {
+        self.h.nodes.len() as u32
+    }
+
+    #[inline]
+    pub(crate) fn goal_node(&self) -> u32 {
+        self.h.nodes.len() as u32 + 1
+    }
+}
+
+impl SearchGraph for NavGraph<'_> {
+    /// The corridor a node was reached by, or [`LEG`].
+    type Payload = u32;
+
+    fn node_count(&self) -> usize {
+        self.h.nodes.len() + 2
+    }
+
+    #[inline]
+    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, u32))>(&self, node: u32, _: u32, mut visit: F) {
+        if node == self.start_node() {
+            for leg in self.start_legs {
+                visit(leg.node, &|| (leg.cost, LEG));
+            }
+            return;
+        }
+        for &e in self.ht.corridors_at(node) {
+            let c = &self.h.corridors[e as usize];
+            let next = if c.ends[0] == node {
+                c.ends[1]
+            } else {
+                c.ends[0]
+            };
+            visit(next, &|| (c.cost, e));
+        }
+        if let Some(leg) = self.goal_legs.iter().find(|l| l.node == node) {
+            visit(self.goal_node(), &|| (leg.cost, LEG));
+        }
+    }
+
+    #[inline]
+    fn heuristic(&self, node: u32, _: u32) -> f32 {
+        let at = match node {
+            n if n == self.start_node() => self.start,
+            n if n == self.goal_node() => self.goal,
+            n => self.h.nodes[n as usize].at,
+        };
+        at.distance(self.goal) * self.heuristic_scale
+    }
+
+    #[inline]
+    fn is_goal(&self, node: u32) -> bool {
+        node == self.goal_node()
+    }
+}
