@@ -1,5 +1,6 @@
-//! SVG pictures of a mesh: regions lightly coloured by component, portals,
-//! walls, nav points and paths. Used by the command line and the docs.
+//! SVG pictures of a mesh: regions lightly coloured by cluster of the
+//! nav-point hierarchy (by component without one), portals, walls, nav points
+//! (designer points orange, cluster-boundary points purple) and paths. Used by the command line and the docs.
 
 use std::fmt::Write as _;
 
@@ -45,9 +46,10 @@ pub fn svg(mesh: &NavMesh, paths: &[&[Vec2]]) -> String {
         s,
         r##"<g stroke="#8a8a8a" stroke-width="{stroke}" stroke-linejoin="round">"##
     );
-    for (_, r) in mesh.regions() {
-        // a light hue per component, darker for costly areas
-        let hue = (r.component().wrapping_mul(137)) % 360;
+    for (key, r) in mesh.regions() {
+        // a light hue per cluster (or component), darker for costly areas
+        let group = mesh.region_cluster(key).unwrap_or(r.component());
+        let hue = (group.wrapping_mul(137)) % 360;
         let cost = mesh.areas().get(r.area() as usize).map_or(1.0, |a| a.cost);
         let light = if cost > 1.0 {
             78
@@ -79,6 +81,17 @@ pub fn svg(mesh: &NavMesh, paths: &[&[Vec2]]) -> String {
         );
     }
     let _ = writeln!(s, "</g>");
+    for n in mesh.nav_nodes() {
+        if let crate::mesh::NavPointKind::Boundary { .. } = n.kind {
+            let _ = writeln!(
+                s,
+                r##"<circle cx="{}" cy="{}" r="{}" fill="#7b3fbf"/>"##,
+                n.at.x,
+                n.at.y,
+                3.0 / scale
+            );
+        }
+    }
     for n in mesh.nav_points() {
         let _ = writeln!(
             s,
