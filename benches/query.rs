@@ -1,11 +1,13 @@
 //! Queries side by side in one process on the same Moving AI scenarios:
-//! portalnav, polyanya 0.18 (mesh from the same triangulation, merged and
-//! baked) and grid A* (pathfinding crate, 8-connected, no corner cutting).
+//! portalnav through its nav-point hierarchy, portalnav flat (the same mesh,
+//! region-level search only), polyanya 0.18 (mesh from the same
+//! triangulation, merged and baked) and grid A* (pathfinding crate,
+//! 8-connected, no corner cutting).
 //!
 //! `cargo bench --bench query` prints per map: median and mean microseconds of
 //! each, the time ratios, and mean and 99th percentile of portalnav length /
-//! polyanya length. Every answer is checked: the same problems must be solved
-//! by all three. Grid A* runs on every 10th problem to keep the run short.
+//! polyanya length for both modes. Every answer is checked: the same problems
+//! must be solved by all. Grid A* runs on every 10th problem to keep the run short.
 
 #[path = "common/peers.rs"]
 mod peers;
@@ -20,15 +22,25 @@ fn stats(mut v: Vec<f64>) -> (f64, f64) {
     (v[v.len() / 2], v.iter().sum::<f64>() / v.len() as f64)
 }
 
+fn mean_p99(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let p99 = v
+        .get((v.len() * 99 / 100).min(v.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(1.0);
+    (mean, p99)
+}
+
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    println!("| map | portalnav median/mean us | polyanya median/mean us | grid A* median/mean us | polyanya/portalnav (median) | grid/portalnav (median) | length ratio mean | p99 |");
-    println!("|---|---|---|---|---|---|---|---|");
-    let mut speedups = Vec::new();
+    println!("| map | hierarchical median/mean us | flat median/mean us | polyanya median/mean us | grid A* median/mean us | polyanya/hierarchical | polyanya/flat | grid/hierarchical | hierarchical length / polyanya mean, p99 | flat length / polyanya mean, p99 |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let (mut speedups, mut flat_speedups) = (Vec::new(), Vec::new());
     for name in [
         "Aurora",
         "BigGameHunters",
@@ -52,46 +64,65 @@ fn main() {
         let scens = Scenario::load_file(dir.join(format!("{name}.map.scen"))).expect("scen");
 
         let mut q = NavQuery::new();
+        let mut flat = NavQuery::new();
+        flat.set_use_hierarchy(false);
         let mut path = Path::default();
         let filter = QueryFilter::default();
-        let (mut ours, mut theirs, mut grid_t, mut ratios) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // each engine runs the whole scenario list back to back, as a game
+        // would query one engine, so none pays for the others' cache misses
+        let mut run = |query: &mut NavQuery| {
+            let (mut times, mut lengths) = (Vec::new(), Vec::new());
+            for s in &scens {
+                let t = Instant::now();
+                query
+                    .find_path_into(&mesh, s.start_point(), s.goal_point(), &filter, &mut path)
+                    .expect("portalnav solves every scenario");
+                times.push(t.elapsed().as_secs_f64() * 1e6);
+                lengths.push(path.length());
+            }
+            (times, lengths)
+        };
+        let (ours, hier_len) = run(&mut q);
+        let (flat_t, flat_len) = run(&mut flat);
+        let (mut theirs, mut grid_t) = (Vec::new(), Vec::new());
+        let (mut ratios, mut flat_ratios) = (Vec::new(), Vec::new());
         for (i, s) in scens.iter().enumerate() {
-            let (a, b) = (s.start_point(), s.goal_point());
             let t = Instant::now();
-            q.find_path_into(&mesh, a, b, &filter, &mut path)
-                .expect("portalnav solves every scenario");
-            ours.push(t.elapsed().as_secs_f64() * 1e6);
-            let t = Instant::now();
-            let len = peers::polyanya_path_length(&peer, a, b);
+            let len = peers::polyanya_path_length(&peer, s.start_point(), s.goal_point());
             theirs.push(t.elapsed().as_secs_f64() * 1e6);
             let len = len.expect("polyanya solves every scenario");
             if len > 0.0 {
-                ratios.push(f64::from(path.length()) / f64::from(len));
+                ratios.push(f64::from(hier_len[i]) / f64::from(len));
+                flat_ratios.push(f64::from(flat_len[i]) / f64::from(len));
             }
-            if i % 10 == 0 {
-                let t = Instant::now();
-                let g = grid_peer.astar_length(
-                    (s.start.0 as usize, s.start.1 as usize),
-                    (s.goal.0 as usize, s.goal.1 as usize),
-                );
-                grid_t.push(t.elapsed().as_secs_f64() * 1e6);
-                assert!((g.expect("grid A* solves it") - s.optimal).abs() <= s.tolerance + 1e-6);
-            }
+        }
+        for s in scens.iter().step_by(10) {
+            let t = Instant::now();
+            let g = grid_peer.astar_length(
+                (s.start.0 as usize, s.start.1 as usize),
+                (s.goal.0 as usize, s.goal.1 as usize),
+            );
+            grid_t.push(t.elapsed().as_secs_f64() * 1e6);
+            assert!((g.expect("grid A* solves it") - s.optimal).abs() <= s.tolerance + 1e-6);
         }
         let (om, oa) = stats(ours);
+        let (fm, fa) = stats(flat_t);
         let (pm, pa) = stats(theirs);
         let (gm, ga) = stats(grid_t);
-        ratios.sort_by(f64::total_cmp);
-        let mean_ratio = ratios.iter().sum::<f64>() / ratios.len() as f64;
-        let p99 = ratios[(ratios.len() * 99 / 100).min(ratios.len() - 1)];
+        let (rm, r99) = mean_p99(ratios);
+        let (frm, fr99) = mean_p99(flat_ratios);
         if grid.width() >= 512 || grid.height() >= 512 {
             speedups.push(pm / om);
+            flat_speedups.push(pm / fm);
         }
-        println!("| {name} | {om:.1} / {oa:.1} | {pm:.1} / {pa:.1} | {gm:.1} / {ga:.1} | {:.2}x | {:.1}x | {mean_ratio:.4} | {p99:.4} |", pm / om, gm / om);
+        println!("| {name} | {om:.1} / {oa:.1} | {fm:.1} / {fa:.1} | {pm:.1} / {pa:.1} | {gm:.1} / {ga:.1} | {:.1}x | {:.2}x | {:.0}x | {rm:.4}, {r99:.4} | {frm:.4}, {fr99:.4} |", pm / om, pm / fm, gm / om);
     }
+    let geo = |v: &[f64]| (v.iter().map(|s| s.ln()).sum::<f64>() / v.len().max(1) as f64).exp();
     if !speedups.is_empty() {
-        let geo = (speedups.iter().map(|s| s.ln()).sum::<f64>() / speedups.len() as f64).exp();
-        println!("geometric mean of polyanya/portalnav median time over maps of 512 cells or more: {geo:.2}x");
+        println!(
+            "geometric mean of polyanya/portalnav median time over maps of 512 cells or more: hierarchical {:.2}x, flat {:.2}x",
+            geo(&speedups),
+            geo(&flat_speedups)
+        );
     }
 }

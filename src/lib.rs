@@ -17,7 +17,7 @@ mod query;
 pub mod render;
 pub mod search;
 
-pub use bake::{BakeConfig, TriangleSoup, DEFAULT_CLUSTER_SIZE};
+pub use bake::{BakeConfig, TriangleSoup, DEFAULT_CLUSTER_SIZE, DEFAULT_WIDE_PORTAL};
 pub use error::{BakeError, FileError, LevelError, QueryError};
 pub use io::FORMAT_VERSION;
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};

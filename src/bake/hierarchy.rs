@@ -16,31 +16,40 @@ use glam::Vec2;
 
 use crate::geometry;
 use crate::level::NavPoint;
+use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
     Corridor, HierarchyData, HierarchyStats, LegPoint, NavNode, NavPointKind, LEG_END,
 };
 use crate::mesh::{NavMesh, Tables};
-use crate::search::{astar, Funnel, PortalGraph, SearchContext, SearchGraph, SearchOutcome};
+use crate::search::{
+    astar, Funnel, NavGraph, PortalGraph, SearchContext, SearchGraph, SearchOutcome, LEG,
+};
 
 /// Builds the hierarchy of a baked mesh. Designer points off the mesh are skipped.
-pub(crate) fn build(mesh: &NavMesh, designer: &[NavPoint], cluster_size: u32) -> HierarchyData {
+pub(crate) fn build(
+    mesh: &NavMesh,
+    designer: &[NavPoint],
+    cluster_size: u32,
+    wide_portal: f32,
+) -> HierarchyData {
     let started = Instant::now();
     let t = &mesh.tables;
     let cluster_size = cluster_size.clamp(2, MAX_CLUSTER_SIZE);
     let (region_cluster, clusters) = partition(t, cluster_size);
 
-    // nav nodes: boundary portals in portal order, then designer points
+    // nav nodes: the samples of boundary portals in portal order, then designer points
     let mut nodes = Vec::new();
     for (p, &[a, b]) in t.portal_regions.iter().enumerate() {
         let (ca, cb) = (region_cluster[a as usize], region_cluster[b as usize]);
         if ca != cb {
-            let [l, r] = t.portal_ends[p];
-            nodes.push(NavNode {
-                at: (l + r) * 0.5,
-                kind: NavPointKind::Boundary { portal: p as u32 },
-                clusters: [ca, cb],
-                regions: [a, b],
-            });
+            for at in portal_samples(t.portal_ends[p], wide_portal) {
+                nodes.push(NavNode {
+                    at,
+                    kind: NavPointKind::Boundary { portal: p as u32 },
+                    clusters: [ca, cb],
+                    regions: [a, b],
+                });
+            }
         }
     }
     for (i, d) in designer.iter().enumerate() {
@@ -77,13 +86,16 @@ pub(crate) fn build(mesh: &NavMesh, designer: &[NavPoint], cluster_size: u32) ->
         leg_start: Vec::new(),
         leg_cost: Vec::new(),
         leg_next: Vec::new(),
+        landmarks: 0,
+        landmark_dist: Vec::new(),
         stats: HierarchyStats::default(),
     };
-    build_leg_tables(t, &mut h);
+    build_leg_tables(t, &mut h, wide_portal);
     for c in 0..clusters {
         cluster_corridors(t, &mut h, c);
     }
     designer_corridors(t, &mut h);
+    landmarks(t, &mut h, LANDMARKS);
 
     h.stats = HierarchyStats {
         clusters,
@@ -95,6 +107,22 @@ pub(crate) fn build(mesh: &NavMesh, designer: &[NavPoint], cluster_size: u32) ->
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     h
+}
+
+/// How far inside a wide portal its end samples sit, world units: a path
+/// wrapping the corner passes within this distance of the sample.
+const CORNER_INSET: f32 = 0.01;
+
+/// Where a portal is sampled: its midpoint, and for portals wider than
+/// `wide` also points next to both ends, where paths that wrap a corner cross.
+fn portal_samples([l, r]: [Vec2; 2], wide: f32) -> impl Iterator<Item = Vec2> {
+    let w = l.distance(r);
+    let mid = (l + r) * 0.5;
+    let ends = (w > wide).then(|| {
+        let inset = (r - l) * (CORNER_INSET / w).min(0.25);
+        [l + inset, r - inset]
+    });
+    std::iter::once(mid).chain(ends.into_iter().flatten())
 }
 
 /// Largest cluster accepted: the leg table addresses a cluster's points with `u16`.
@@ -260,7 +288,7 @@ impl SearchGraph for MidpointGraph<'_> {
 }
 
 /// Fills the points and leg tables of every cluster.
-fn build_leg_tables(t: &Tables, h: &mut HierarchyData) {
+fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
     let clusters = h.cluster_start.len() - 1;
     let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
     for (r, &c) in h.region_cluster.iter().enumerate() {
@@ -286,16 +314,17 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData) {
                 if interior && other < r {
                     continue; // added from the other side already
                 }
-                let [l, rr] = t.portal_ends[p as usize];
-                let i = points.len() as u16;
-                points.push(LegPoint {
-                    at: (l + rr) * 0.5,
-                    portal: Some(p),
-                    region: r,
-                });
-                touching[local_region[r as usize] as usize].push(i);
-                if interior {
-                    touching[local_region[other as usize] as usize].push(i);
+                for at in portal_samples(t.portal_ends[p as usize], wide_portal) {
+                    let i = points.len() as u16;
+                    points.push(LegPoint {
+                        at,
+                        portal: Some(p),
+                        region: r,
+                    });
+                    touching[local_region[r as usize] as usize].push(i);
+                    if interior {
+                        touching[local_region[other as usize] as usize].push(i);
+                    }
                 }
             }
         }
@@ -361,32 +390,66 @@ fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> usize {
         .iter()
         .position(|p| match node.kind {
             NavPointKind::Boundary { portal } => {
-                p.portal == Some(portal) && p.region == node.regions[side]
+                p.portal == Some(portal) && p.region == node.regions[side] && p.at == node.at
             }
             NavPointKind::Designer { .. } => p.portal.is_none() && p.at == node.at,
         })
         .expect("every nav node of a cluster has a point there")
 }
 
-/// The corridors between every pair of the nav nodes of cluster `c`.
+/// Relative slack within which a detour through a third nav node counts as
+/// as short as the direct corridor (rounding of summed f32 lengths).
+const PRUNE_TOLERANCE: f32 = 1e-5;
+
+/// The corridors between the nav nodes of cluster `c`: one per pair, except
+/// pairs whose corridor is no shorter than going through a third nav node of
+/// the cluster (with shorter corridors on both sides). Dropping those keeps
+/// every L2 distance and cuts the edges a search relaxes; samples along one
+/// straight portal, for instance, only link to their neighbours.
 fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
     let nodes: Vec<u32> = h.nodes_of(c).to_vec();
     let points = h.points_of(c).to_vec();
-    let mut crossings = Vec::new();
+    let k = nodes.len();
+    let from: Vec<usize> = nodes
+        .iter()
+        .map(|&n| point_of_node(&points, &h.nodes[n as usize], c))
+        .collect();
+    let mut cost = vec![f32::INFINITY; k * k];
+    let mut pairs = Vec::new();
+    let mut scratch = Vec::new();
     let mut ends = Vec::new();
-    for (a, &na) in nodes.iter().enumerate() {
-        for (b, &nb) in nodes.iter().enumerate().skip(a + 1) {
-            let from = point_of_node(&points, &h.nodes[na as usize], c);
-            let (cost, _) = h.leg(c, from, b);
-            if !cost.is_finite() {
+    for a in 0..k {
+        for b in a + 1..k {
+            let (midpoint_cost, _) = h.leg(c, from[a], b);
+            if !midpoint_cost.is_finite() {
                 continue;
             }
-            crossings.clear();
-            let start_region = points[from].region;
-            let end_region = h.walk_leg(t, c, from, b, start_region, &mut crossings);
-            let (pa, pb) = (h.nodes[na as usize].at, h.nodes[nb as usize].at);
-            let cost = pulled_cost(t, pa, pb, start_region, &crossings, &mut ends).unwrap_or(cost);
-            push_corridor(h, [na, nb], [start_region, end_region], c, cost, &crossings);
+            let first = scratch.len();
+            let start_region = points[from[a]].region;
+            let end_region = h.walk_leg(t, c, from[a], b, start_region, &mut scratch);
+            let (pa, pb) = (h.nodes[nodes[a] as usize].at, h.nodes[nodes[b] as usize].at);
+            let d = pulled_cost(t, pa, pb, start_region, &scratch[first..], &mut ends)
+                .unwrap_or(midpoint_cost);
+            cost[a * k + b] = d;
+            cost[b * k + a] = d;
+            pairs.push((a, b, [start_region, end_region], first, scratch.len()));
+        }
+    }
+    for (a, b, regions, first, last) in pairs {
+        let d = cost[a * k + b];
+        let implied = (0..k).any(|m| {
+            let (x, y) = (cost[a * k + m], cost[m * k + b]);
+            m != a && m != b && x > 0.0 && y > 0.0 && x + y <= d * (1.0 + PRUNE_TOLERANCE)
+        });
+        if !implied {
+            push_corridor(
+                h,
+                [nodes[a], nodes[b]],
+                regions,
+                c,
+                d,
+                &scratch[first..last],
+            );
         }
     }
 }
@@ -480,6 +543,52 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
             }
         }
     }
+}
+
+/// Landmarks of the L2 heuristic: more tighten it, each costs 4 bytes per nav node.
+const LANDMARKS: u32 = 16;
+
+/// Picks up to `count` landmarks farthest-first (each the nav node farthest
+/// from those already chosen; a node in a component without one counts as
+/// infinitely far) and stores every node's distance to each.
+fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
+    let n = h.nodes.len();
+    let count = count.min(n as u32);
+    let ht = HierarchyTables::build(h, &t.portal_regions, 0);
+    let mut dist = vec![f32::INFINITY; n * count as usize];
+    let mut nearest = vec![f32::INFINITY; n]; // distance to the closest chosen landmark
+    let mut ctx = SearchContext::new();
+    let mut next = 0u32;
+    for i in 0..count as usize {
+        let graph = NavGraph {
+            h,
+            ht: &ht,
+            start_legs: &[],
+            goal_legs: &[],
+            start: Vec2::ZERO,
+            goal: Vec2::ZERO,
+            heuristic_scale: 0.0,
+            landmark_goal: &[],
+        };
+        // the heuristic reads landmark rows, which are not filled yet: none
+        astar(&graph, &mut ctx, &[(next, 0.0, LEG)], u32::MAX);
+        for v in 0..n {
+            let d = ctx.cost(v as u32).unwrap_or(f32::INFINITY);
+            dist[v * count as usize + i] = d;
+            nearest[v] = nearest[v].min(d);
+        }
+        // farthest from every chosen landmark; lowest index on ties
+        let mut best = (f32::NEG_INFINITY, 0u32);
+        for (v, &d) in nearest.iter().enumerate() {
+            let d = if d.is_finite() { d } else { f32::MAX };
+            if d > best.0 {
+                best = (d, v as u32);
+            }
+        }
+        next = best.1;
+    }
+    h.landmarks = count;
+    h.landmark_dist = dist;
 }
 
 #[cfg(test)]

@@ -40,7 +40,14 @@ pub struct BakeConfig {
     /// Largest cluster of the hierarchy, in regions (2..=4096). Larger
     /// clusters mean fewer nav points but longer leg tables and more corridors.
     pub cluster_size: u32,
+    /// Portals wider than this (world units) get nav points and leg-table
+    /// points next to both ends as well as at the middle: paths that wrap a
+    /// corner cross there, and a midpoint far from the path misjudges it.
+    pub wide_portal: f32,
 }
+
+/// Default [`BakeConfig::wide_portal`], world units (grid cells on Moving AI maps).
+pub const DEFAULT_WIDE_PORTAL: f32 = 4.0;
 
 /// Default [`BakeConfig::cluster_size`]: measured on the Moving AI maps, see ARCHITECTURE.md.
 pub const DEFAULT_CLUSTER_SIZE: u32 = 64;
@@ -52,6 +59,7 @@ impl Default for BakeConfig {
             agent: None,
             corridors: true,
             cluster_size: DEFAULT_CLUSTER_SIZE,
+            wide_portal: DEFAULT_WIDE_PORTAL,
         }
     }
 }
@@ -161,7 +169,12 @@ impl NavMesh {
         data.stats.walkable_area = outline.walkable_area();
         let mut mesh = NavMesh::from_data(data);
         if config.corridors {
-            let h = hierarchy::build(&mesh, &level.nav_points, config.cluster_size);
+            let h = hierarchy::build(
+                &mesh,
+                &level.nav_points,
+                config.cluster_size,
+                config.wide_portal,
+            );
             mesh.set_hierarchy(Some(h));
         }
         mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -112,6 +112,11 @@ pub(crate) struct HierarchyData {
     pub leg_cost: Vec<f32>,
     /// Next local point toward the nav node, or [`LEG_END`] at the node itself.
     pub leg_next: Vec<u16>,
+    /// Landmarks for the L2 heuristic (ALT): `landmark_dist[n * landmarks + i]`
+    /// is the L2 distance between nav node `n` and landmark `i` (infinite
+    /// across components).
+    pub landmarks: u32,
+    pub landmark_dist: Vec<f32>,
     pub stats: HierarchyStats,
 }
 
@@ -202,6 +207,13 @@ impl HierarchyData {
         region
     }
 
+    /// Distances from nav node `n` to the landmarks.
+    #[inline]
+    pub(crate) fn landmark_row(&self, n: u32) -> &[f32] {
+        let l = self.landmarks as usize;
+        &self.landmark_dist[n as usize * l..(n as usize + 1) * l]
+    }
+
     /// Clusters with no nav point between them are not neighbours.
     pub(crate) fn neighbours(&self, a: u32, b: u32) -> bool {
         self.nodes_of(a).iter().any(|&n| {
@@ -217,10 +229,10 @@ pub(crate) struct HierarchyTables {
     /// CSR: corridors at nav node `n` are `node_corridors[node_start[n]..node_start[n + 1]]`.
     pub node_start: Vec<u32>,
     pub node_corridors: Vec<u32>,
-    /// Local point of each portal per side: seen from region
-    /// `portal_regions[p][s]`, portal `p` is point `portal_point[p][s]` of
-    /// that region's cluster (`u32::MAX` when it has none).
-    pub portal_point: Vec<[u32; 2]>,
+    /// CSR by dense region: the local points of its cluster that touch it
+    /// (`region_points[region_point_start[r]..region_point_start[r + 1]]`).
+    pub region_point_start: Vec<u32>,
+    pub region_points: Vec<u32>,
     /// Designer nav point index -> nav node.
     pub designer_node: Vec<u32>,
 }
@@ -254,20 +266,32 @@ impl HierarchyTables {
                 *slot += 1;
             }
         }
-        let mut portal_point = vec![[u32::MAX; 2]; portal_regions.len()];
+        let regions = h.region_cluster.len();
+        let mut touching: Vec<(u32, u32)> = Vec::new();
         for c in 0..h.point_start.len().saturating_sub(1) {
             for (i, p) in h.points_of(c as u32).iter().enumerate() {
-                let Some(portal) = p.portal else { continue };
-                let Some(regions) = portal_regions.get(portal as usize) else {
-                    continue;
+                let sides = match p.portal.and_then(|q| portal_regions.get(q as usize)) {
+                    Some(&[a, b]) => [Some(a), Some(b)],
+                    None => [Some(p.region), None],
                 };
-                for side in 0..2 {
-                    if h.region_cluster.get(regions[side] as usize) == Some(&(c as u32)) {
-                        portal_point[portal as usize][side] = i as u32;
+                for r in sides.into_iter().flatten() {
+                    if h.region_cluster.get(r as usize) == Some(&(c as u32)) {
+                        touching.push((r, i as u32));
                     }
                 }
             }
         }
+        touching.sort_unstable();
+        let mut region_point_start = Vec::with_capacity(regions + 1);
+        let mut at = 0;
+        for r in 0..regions as u32 {
+            region_point_start.push(at as u32);
+            while at < touching.len() && touching[at].0 == r {
+                at += 1;
+            }
+        }
+        region_point_start.push(at as u32);
+        let region_points = touching[..at].iter().map(|&(_, i)| i).collect();
         let mut designer_node = vec![u32::MAX; designers];
         for (i, node) in h.nodes.iter().enumerate() {
             if let NavPointKind::Designer { index } = node.kind {
@@ -279,9 +303,18 @@ impl HierarchyTables {
         HierarchyTables {
             node_start,
             node_corridors,
-            portal_point,
+            region_point_start,
+            region_points,
             designer_node,
         }
+    }
+
+    /// Local points (of its cluster) touching dense region `r`.
+    #[inline]
+    pub(crate) fn points_touching(&self, r: u32) -> &[u32] {
+        let r = r as usize;
+        &self.region_points
+            [self.region_point_start[r] as usize..self.region_point_start[r + 1] as usize]
     }
 
     /// Corridor ids at nav node `n`.

@@ -46,7 +46,17 @@ impl NavQuery {
         }
         legs(mesh, h, start_region, start, &mut self.start_legs);
         legs(mesh, h, goal_region, goal, &mut self.goal_legs);
+        self.landmark_goal.clear();
+        for i in 0..h.landmarks as usize {
+            let d = self
+                .goal_legs
+                .iter()
+                .map(|l| h.landmark_row(l.node)[i] + l.cost)
+                .fold(f32::INFINITY, f32::min);
+            self.landmark_goal.push(d);
+        }
         let graph = NavGraph {
+            landmark_goal: &self.landmark_goal,
             h,
             ht: &mesh.hier,
             start_legs: &self.start_legs,
@@ -61,6 +71,7 @@ impl NavQuery {
             &[(graph.start_node(), 0.0, LEG)],
             self.max_expansions,
         );
+        self.last_expansions += self.l2.expansions();
         let SearchOutcome::Found(end) = outcome else {
             return false; // out of budget or disconnected inside a cluster: the flat search decides
         };
@@ -211,8 +222,8 @@ impl NavQuery {
 }
 
 /// The live legs between `p` (in dense region `region`) and every nav node of
-/// its cluster: to the midpoint of each portal of the region, then along the
-/// cluster's leg table.
+/// its cluster: straight to each point of the cluster's midpoint graph on the
+/// region's boundary (or in it), then along the cluster's leg table.
 fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<Leg>) {
     let t = &mesh.tables;
     out.clear();
@@ -220,22 +231,13 @@ fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<L
     let points = h.points_of(c);
     let rate = t.region_cost[region as usize];
     for (k, &n) in h.nodes_of(c).iter().enumerate() {
-        let node = &h.nodes[n as usize];
         let mut best = Leg {
             node: n,
             k: k as u32,
             cost: f32::INFINITY,
-            first_point: LEG,
+            first_point: 0,
         };
-        if matches!(node.kind, NavPointKind::Designer { .. }) && node.regions[0] == region {
-            best.cost = p.distance(node.at) * rate;
-        }
-        for &portal in t.portals_of(region) {
-            let side = usize::from(t.portal_regions[portal as usize][0] != region);
-            let i = mesh.hier.portal_point[portal as usize][side];
-            if i == u32::MAX {
-                continue;
-            }
+        for &i in mesh.hier.points_touching(region) {
             let (d, _) = h.leg(c, i as usize, k);
             let cost = p.distance(points[i as usize].at) * rate + d;
             if cost < best.cost {

@@ -148,6 +148,8 @@ pub struct NavQuery {
     /// Crossings of a stitched corridor, and a leg walked backwards.
     crossings: Vec<u32>,
     leg_buffer: Vec<u32>,
+    landmark_goal: Vec<f32>,
+    last_expansions: u32,
 }
 
 impl Default for NavQuery {
@@ -176,6 +178,8 @@ impl NavQuery {
             goal_legs: Vec::new(),
             crossings: Vec::new(),
             leg_buffer: Vec::new(),
+            landmark_goal: Vec::new(),
+            last_expansions: 0,
         }
     }
 
@@ -192,10 +196,11 @@ impl NavQuery {
         self
     }
 
-    /// Crossings expanded by the last search.
+    /// Nodes expanded by the last query's searches: portal crossings (L1)
+    /// plus nav nodes (L2); 0 for a straight line or a cached corridor.
     #[must_use]
     pub fn last_expansions(&self) -> u32 {
-        self.ctx.expansions()
+        self.last_expansions
     }
 
     /// Finds a path from `start` to `goal`.
@@ -231,6 +236,7 @@ impl NavQuery {
         filter: &QueryFilter,
         path: &mut Path,
     ) -> Result<(), QueryError> {
+        self.last_expansions = 0;
         let (start, start_region) = self.resolve(mesh, start, "start", filter.snap_distance)?;
         let (goal, goal_region) = self.resolve(mesh, goal, "goal", filter.snap_distance)?;
         let t = &mesh.tables;
@@ -270,6 +276,7 @@ impl NavQuery {
             &[(graph.start_node(), 0.0, Funnel::start(start))],
             self.max_expansions,
         );
+        self.last_expansions += self.ctx.expansions();
         let (end_node, end, status) = match outcome {
             SearchOutcome::Found(node) => (node, goal, PathStatus::Complete),
             SearchOutcome::Exhausted => return Err(QueryError::Unreachable),

@@ -17,8 +17,7 @@ pub(crate) struct Leg {
     /// Position of the node in its cluster's node list.
     pub k: u32,
     pub cost: f32,
-    /// Local point of the cluster the leg leaves the region by, or
-    /// [`LEG`] when the node stands in the region itself.
+    /// Local point of the cluster's midpoint graph the leg goes to first.
     pub first_point: u32,
 }
 
@@ -31,6 +30,8 @@ pub(crate) struct NavGraph<'a> {
     pub start: Vec2,
     pub goal: Vec2,
     pub heuristic_scale: f32,
+    /// Per landmark: its L2 distance to the goal through the goal legs.
+    pub landmark_goal: &'a [f32],
 }
 
 impl NavGraph<'_> {
@@ -75,14 +76,28 @@ impl SearchGraph for NavGraph<'_> {
         }
     }
 
+    /// The larger of the straight line and the landmark bound (ALT): for a
+    /// landmark `L`, `d(n, goal) >= |d(L, goal) - d(L, n)|` by the triangle
+    /// inequality. Both are admissible and consistent, so their maximum is too.
     #[inline]
     fn heuristic(&self, node: u32, _: u32) -> f32 {
-        let at = match node {
-            n if n == self.start_node() => self.start,
-            n if n == self.goal_node() => self.goal,
-            n => self.h.nodes[n as usize].at,
-        };
-        at.distance(self.goal) * self.heuristic_scale
+        let n = node as usize;
+        if n >= self.h.nodes.len() {
+            let at = if node == self.start_node() {
+                self.start
+            } else {
+                self.goal
+            };
+            return at.distance(self.goal) * self.heuristic_scale;
+        }
+        let mut h = self.h.nodes[n].at.distance(self.goal) * self.heuristic_scale;
+        for (&dn, &dg) in self.h.landmark_row(node).iter().zip(self.landmark_goal) {
+            let bound = (dg - dn).abs();
+            if bound.is_finite() && bound > h {
+                h = bound;
+            }
+        }
+        h
     }
 
     #[inline]

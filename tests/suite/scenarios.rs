@@ -101,7 +101,10 @@ fn run_suite(check_optimum: bool) {
             scens.len(),
             ratio_sum / scens.len() as f64
         );
-        assert!(mean <= MEAN_HIERARCHY_RATIO, "{name}: mean hierarchical / flat {mean}");
+        assert!(
+            mean <= MEAN_HIERARCHY_RATIO,
+            "{name}: mean hierarchical / flat {mean}"
+        );
         if mesh.region_count() > 500 {
             assert!(
                 via_nav_points * 2 > scens.len(),
