@@ -107,6 +107,12 @@ pub fn taut_point_on_segment(a: Vec2, b: Vec2, p: Vec2, g: Vec2) -> Vec2 {
     a + ab * t.clamp(0.0, 1.0)
 }
 
+/// Relative area below which a portal counts as seen edge-on: twice the
+/// triangle (apex, l, r) against |lr| times the apex's distance to both ends,
+/// i.e. about the sine of the angle the portal subtends; 1e-6 sits above f32
+/// rounding of cell-sized coordinates up to 2^20.
+const EDGE_ON: f32 = 1e-6;
+
 /// A portal seen edge-on from the apex (the apex lies on its line) leaves a
 /// funnel of zero width whose sides cannot be told apart. The path passes
 /// through the apex itself when the apex lies on the portal (a start point on
@@ -116,7 +122,13 @@ pub fn taut_point_on_segment(a: Vec2, b: Vec2, p: Vec2, g: Vec2) -> Vec2 {
 #[must_use]
 pub fn narrow_edge_on(apex: Vec2, [l, r]: [Vec2; 2]) -> [Vec2; 2] {
     let twice_area = orient(apex, l, r).abs();
-    if l == r || twice_area > 1e-6 * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
+    // fast path without square roots: L1 lengths bound the Euclidean ones
+    // from above, so clearing the bound with them clears it exactly too
+    let l1 = |v: Vec2| v.x.abs() + v.y.abs();
+    if l == r || twice_area > EDGE_ON * l1(r - l) * (l1(l - apex) + l1(r - apex)) {
+        return [l, r];
+    }
+    if twice_area > EDGE_ON * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
         return [l, r];
     }
     let t = (apex - l).dot(r - l) / l.distance_squared(r);

@@ -229,26 +229,27 @@ fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<L
     out.clear();
     let c = h.region_cluster[region as usize];
     let points = h.points_of(c);
+    let nodes = h.nodes_of(c);
     let rate = t.region_cost[region as usize];
-    for (k, &n) in h.nodes_of(c).iter().enumerate() {
-        let mut best = Leg {
-            node: n,
-            k: k as u32,
-            cost: f32::INFINITY,
-            first_point: 0,
-        };
-        for &i in mesh.hier.points_touching(region) {
-            let (d, _) = h.leg(c, i as usize, k);
-            let cost = p.distance(points[i as usize].at) * rate + d;
-            if cost < best.cost {
-                best.cost = cost;
-                best.first_point = i;
+    out.extend(nodes.iter().enumerate().map(|(k, &n)| Leg {
+        node: n,
+        k: k as u32,
+        cost: f32::INFINITY,
+        first_point: 0,
+    }));
+    let base = h.leg_start[c as usize] as usize;
+    for &i in mesh.hier.points_touching(region) {
+        let to_point = p.distance(points[i as usize].at) * rate;
+        let row = base + i as usize * nodes.len();
+        for (leg, &d) in out.iter_mut().zip(&h.leg_cost[row..row + nodes.len()]) {
+            let cost = to_point + d;
+            if cost < leg.cost {
+                leg.cost = cost;
+                leg.first_point = i;
             }
         }
-        if best.cost.is_finite() {
-            out.push(best);
-        }
     }
+    out.retain(|l| l.cost.is_finite());
 }
 
 /// Appends the crossings of corridor `e` walked away from nav node `from`.

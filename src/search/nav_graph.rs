@@ -90,14 +90,23 @@ impl SearchGraph for NavGraph<'_> {
             };
             return at.distance(self.goal) * self.heuristic_scale;
         }
-        let mut h = self.h.nodes[n].at.distance(self.goal) * self.heuristic_scale;
-        for (&dn, &dg) in self.h.landmark_row(node).iter().zip(self.landmark_goal) {
-            let bound = (dg - dn).abs();
-            if bound.is_finite() && bound > h {
-                h = bound;
+        let euclid = self.h.nodes[n].at.distance(self.goal) * self.heuristic_scale;
+        // A landmark in another component is infinitely far from both the
+        // node and the goal (both are in the start's component): its bound is
+        // NaN, which `f32::max` ignores. Four lanes let the loop vectorise.
+        let row = self.h.landmark_row(node);
+        let mut lanes = [euclid; 4];
+        let mut pairs = row.chunks_exact(4).zip(self.landmark_goal.chunks_exact(4));
+        for (dn, dg) in &mut pairs {
+            for i in 0..4 {
+                lanes[i] = lanes[i].max((dg[i] - dn[i]).abs());
             }
         }
-        h
+        let tail = row.len() / 4 * 4;
+        for (&dn, &dg) in row[tail..].iter().zip(&self.landmark_goal[tail..]) {
+            lanes[0] = lanes[0].max((dg - dn).abs());
+        }
+        lanes[0].max(lanes[1]).max(lanes[2].max(lanes[3]))
     }
 
     #[inline]
