@@ -501,17 +501,19 @@ fn push_corridor(
     h.crossings.extend_from_slice(crossings);
 }
 
-/// Corridors between every pair of designer nav points, by the same portal
-/// search a flat query runs, so a query between two of them can reuse the
-/// corridor and get the flat query's path.
+/// Corridors between every ordered pair of designer nav points, by the same
+/// portal search a flat query runs, so a query between two of them can reuse
+/// the corridor and get the flat query's path.
 fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
     let designers: Vec<u32> = (0..h.nodes.len() as u32)
         .filter(|&n| matches!(h.nodes[n as usize].kind, NavPointKind::Designer { .. }))
         .collect();
     let mut ctx = SearchContext::new();
     let mut path = Vec::new();
-    for (i, &a) in designers.iter().enumerate() {
-        for &b in &designers[i + 1..] {
+    // both directions: the search is not symmetric, and a query from b to a
+    // must get exactly what the flat search from b to a gets
+    for &a in &designers {
+        for &b in designers.iter().filter(|&&b| b != a) {
             let (na, nb) = (h.nodes[a as usize], h.nodes[b as usize]);
             let (ra, rb) = (na.regions[0], nb.regions[0]);
             if t.region_component[ra as usize] != t.region_component[rb as usize] {

@@ -31,6 +31,18 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
+/// The header and postcard body of `data`.
+fn encode(data: &MeshData) -> Result<Vec<u8>, FileError> {
+    let body = postcard::to_allocvec(data).map_err(|e| FileError::Invalid(e.to_string()))?;
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
 impl NavMesh {
     /// The baked file as bytes (see the module docs for the layout).
     ///
@@ -38,15 +50,7 @@ impl NavMesh {
     /// [`FileError::Invalid`] if the mesh cannot be encoded (does not happen
     /// for meshes made by the bake).
     pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
-        let body =
-            postcard::to_allocvec(&self.data).map_err(|e| FileError::Invalid(e.to_string()))?;
-        let mut out = Vec::with_capacity(HEADER_LEN + body.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
-        out.extend_from_slice(&body);
-        Ok(out)
+        encode(&self.data)
     }
 
     /// Reads a mesh from the bytes of a baked file.
@@ -92,6 +96,21 @@ impl NavMesh {
         }
         let data: MeshData =
             postcard::from_bytes(body).map_err(|e| FileError::Invalid(e.to_string()))?;
+        if let Some(h) = &data.hierarchy {
+            // its tables are derived before validate() runs: check it first
+            let ends = |k| {
+                data.regions
+                    .get(k)
+                    .map_or(u32::MAX, |r: &crate::mesh::Region| r.index)
+            };
+            let portal_regions: Vec<[u32; 2]> = data
+                .portals
+                .values()
+                .map(|p| [ends(p.regions[0]), ends(p.regions[1])])
+                .collect();
+            h.check(&portal_regions, data.regions.len())
+                .map_err(FileError::Invalid)?;
+        }
         let mesh = NavMesh::from_data(data);
         mesh.validate()
             .map_err(|e| FileError::Invalid(e.to_string()))?;
@@ -122,5 +141,56 @@ impl NavMesh {
             error,
         })?;
         NavMesh::from_bytes(&bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode;
+    use crate::{BakeConfig, FileError, Grid, NavMesh};
+
+    /// A hierarchy that is well-formed postcard with a valid checksum but
+    /// points outside the mesh is an error on load, not a panic in a query.
+    #[test]
+    fn a_hierarchy_pointing_outside_the_mesh_is_rejected() {
+        let text = "type octile\nheight 6\nwidth 12\nmap\n............\n.@@@@..@@@@.\n............\n.@@..@@@..@.\n............\n.....@@.....";
+        let grid = Grid::parse(text, "t.map").expect("parses");
+        let config = BakeConfig {
+            cluster_size: 2,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&grid.to_level(), &config).expect("bakes");
+        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        assert!(!h.corridors.is_empty() && !h.nodes.is_empty());
+        let good = encode(&mesh.data).unwrap();
+        assert!(NavMesh::from_bytes(&good).is_ok());
+        type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
+        let breakages: [(&str, Breakage); 8] = [
+            ("corridor end", |h| h.corridors[0].ends[1] = 9999),
+            ("corridor span", |h| h.corridors[0].len += 1_000_000),
+            ("crossing", |h| {
+                if let Some(x) = h.crossings.first_mut() {
+                    *x = 999_999;
+                } else {
+                    h.corridors[0].regions[1] ^= 1;
+                }
+            }),
+            ("cluster of a region", |h| h.region_cluster[0] = 9999),
+            ("cluster offsets", |h| h.cluster_start[1] = 9999),
+            ("leg table", |h| h.leg_next[0] = 9999),
+            ("leg table length", |h| {
+                h.leg_cost.pop();
+            }),
+            ("landmarks", |h| h.landmarks += 1),
+        ];
+        for (what, break_it) in breakages {
+            let mut data = mesh.data.clone();
+            break_it(data.hierarchy.as_mut().unwrap());
+            let bytes = encode(&data).unwrap();
+            assert!(
+                matches!(NavMesh::from_bytes(&bytes), Err(FileError::Invalid(_))),
+                "{what}"
+            );
+        }
     }
 }

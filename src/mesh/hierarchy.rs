@@ -132,6 +132,110 @@ pub(crate) struct LegPoint {
 }
 
 impl HierarchyData {
+    /// Checks every index and length the query follows, so a hierarchy read
+    /// from a file can be trusted not to send a query out of bounds. Also
+    /// checks that each corridor's crossings lead from its first region to
+    /// its last. `regions` and `portal_regions` describe the mesh.
+    pub(crate) fn check(&self, portal_regions: &[[u32; 2]], regions: usize) -> Result<(), String> {
+        let portals = portal_regions.len();
+        if self.region_cluster.len() != regions {
+            return Err(format!(
+                "hierarchy covers {} regions of {regions}",
+                self.region_cluster.len()
+            ));
+        }
+        let clusters = self.cluster_start.len().saturating_sub(1);
+        if let Some(r) = self
+            .region_cluster
+            .iter()
+            .position(|&c| c as usize >= clusters)
+        {
+            return Err(format!("region {r} is in a cluster that does not exist"));
+        }
+        csr_ok(
+            "cluster_start",
+            &self.cluster_start,
+            self.cluster_nodes.len(),
+        )?;
+        csr_ok("point_start", &self.point_start, self.points.len())?;
+        if self.point_start.len() != clusters + 1 || self.leg_start.len() != clusters {
+            return Err("leg tables do not match the clusters".to_string());
+        }
+        let n = self.nodes.len();
+        if self.cluster_nodes.iter().any(|&x| x as usize >= n) {
+            return Err("a cluster lists a missing nav node".to_string());
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            let bad_portal = matches!(node.kind, NavPointKind::Boundary { portal } if portal as usize >= portals);
+            if bad_portal
+                || node.clusters.iter().any(|&c| c as usize >= clusters)
+                || node.regions.iter().any(|&r| r as usize >= regions)
+                || !node.at.is_finite()
+            {
+                return Err(format!("nav node {i} refers outside the mesh"));
+            }
+        }
+        for (i, p) in self.points.iter().enumerate() {
+            if p.portal.is_some_and(|q| q as usize >= portals)
+                || p.region as usize >= regions
+                || !p.at.is_finite()
+            {
+                return Err(format!("leg point {i} refers outside the mesh"));
+            }
+        }
+        for c in 0..clusters {
+            let (k, m) = (
+                self.nodes_of(c as u32).len(),
+                self.points_of(c as u32).len(),
+            );
+            if m >= usize::from(LEG_END) {
+                return Err(format!("cluster {c} has too many leg points"));
+            }
+            let start = self.leg_start[c] as usize;
+            let end = start + k * m;
+            if end > self.leg_cost.len() || end > self.leg_next.len() {
+                return Err(format!("leg table of cluster {c} is cut short"));
+            }
+            if self.leg_next[start..end]
+                .iter()
+                .any(|&x| x != LEG_END && usize::from(x) >= m)
+            {
+                return Err(format!("leg table of cluster {c} names a missing point"));
+            }
+        }
+        if self.landmark_dist.len() != n * self.landmarks as usize {
+            return Err("landmark table does not match the nav nodes".to_string());
+        }
+        for (i, e) in self.corridors.iter().enumerate() {
+            let in_range = e.ends.iter().all(|&x| (x as usize) < n)
+                && e.regions.iter().all(|&r| (r as usize) < regions)
+                && (e.first as usize)
+                    .checked_add(e.len as usize)
+                    .is_some_and(|end| end <= self.crossings.len())
+                && (e.cluster == u32::MAX || (e.cluster as usize) < clusters)
+                && e.cost.is_finite()
+                && e.cost >= 0.0;
+            if !in_range {
+                return Err(format!("corridor {i} refers outside the mesh"));
+            }
+            let mut region = e.regions[0];
+            for &x in self.crossings_of(e) {
+                let Some(&[a, b]) = portal_regions.get((x / 2) as usize) else {
+                    return Err(format!("corridor {i} crosses a missing portal"));
+                };
+                let (from, to) = if x % 2 == 0 { (a, b) } else { (b, a) };
+                if from != region {
+                    return Err(format!("corridor {i} is broken at crossing {x}"));
+                }
+                region = to;
+            }
+            if region != e.regions[1] {
+                return Err(format!("corridor {i} does not end where it says"));
+            }
+        }
+        Ok(())
+    }
+
     /// Nav nodes of cluster `c`.
     #[inline]
     pub(crate) fn nodes_of(&self, c: u32) -> &[u32] {
@@ -220,6 +324,18 @@ impl HierarchyData {
             let c = self.nodes[n as usize].clusters;
             (c[0] == a && c[1] == b) || (c[0] == b && c[1] == a)
         })
+    }
+}
+
+/// A CSR offset array: starts at 0, never decreases, ends at `len`.
+fn csr_ok(what: &str, start: &[u32], len: usize) -> Result<(), String> {
+    let ok = start.first() == Some(&0)
+        && start.windows(2).all(|w| w[0] <= w[1])
+        && start.last().is_some_and(|&l| l as usize == len);
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("hierarchy offsets {what} are inconsistent"))
     }
 }
 

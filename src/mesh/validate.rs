@@ -20,7 +20,9 @@ impl NavMesh {
     /// non-degenerate; each portal is an edge of exactly its two regions with
     /// matching endpoints; regions and portals refer to each other both ways;
     /// components are consistent across portals; dense indices are in order; and
-    /// the region areas add up to the walkable area recorded by the bake.
+    /// the region areas add up to the walkable area recorded by the bake; and
+    /// the nav-point hierarchy, if any, stays inside the mesh with every
+    /// cached corridor leading where it says.
     ///
     /// # Errors
     /// The first broken invariant, described.
@@ -153,6 +155,10 @@ impl NavMesh {
             || self.tables.region_keys.len() != data.regions.len()
         {
             return err("search tables out of date".to_string());
+        }
+        if let Some(h) = &data.hierarchy {
+            h.check(&self.tables.portal_regions, data.regions.len())
+                .map_err(ValidationError)?;
         }
         Ok(())
     }

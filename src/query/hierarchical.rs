@@ -104,7 +104,7 @@ impl NavQuery {
         };
         let Some(e) = mesh.hier.corridors_at(a).iter().find_map(|&e| {
             let c = &h.corridors[e as usize];
-            (c.cluster == u32::MAX && (c.ends == [a, b] || c.ends == [b, a])).then_some(c)
+            (c.cluster == u32::MAX && c.ends == [a, b]).then_some(c)
         }) else {
             return false;
         };
@@ -147,7 +147,11 @@ impl NavQuery {
         }
         for w in nodes[1..nodes.len() - 1].windows(2) {
             let (from, to) = (w[0], w[1]);
-            let Some(e) = self.l2.payload(to).map(|e| &h.corridors[e as usize]) else {
+            let Some(e) = self
+                .l2
+                .payload(to)
+                .and_then(|e| h.corridors.get(e as usize))
+            else {
                 return false;
             };
             let (entry, exit) = if e.ends[0] == from {

@@ -3,6 +3,7 @@
 mod common;
 
 mod bake_maps;
+mod hierarchy;
 mod levels;
 mod properties;
 mod scenarios;

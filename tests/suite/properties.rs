@@ -2,12 +2,31 @@
 //! square, checked against a rasterised oracle of the same cells.
 
 use glam::{vec2, Vec2};
-use portalnav::{BakeConfig, BakeError, Level, NavMesh, NavQuery, QueryError, QueryFilter};
+use portalnav::{
+    BakeConfig, BakeError, Level, NavMesh, NavQuery, Path, QueryError, QueryFilter, SearchLevel,
+};
 use proptest::prelude::*;
 
 use crate::common::CheckGrid;
 
 const SIDE: i64 = 16;
+
+/// Bound on a hierarchical path against the flat one on random levels
+/// (ARCHITECTURE.md, "Hierarchy"). Clusters of 3 regions make these small
+/// levels use the hierarchy for most queries, far more often than a real map.
+const HIERARCHY_BOUND: f32 = 1.25;
+
+fn check_path(grid: &CheckGrid, a: Vec2, b: Vec2, path: &Path) -> Result<(), TestCaseError> {
+    let w = path.waypoints();
+    prop_assert_eq!(w[0], a);
+    prop_assert_eq!(*w.last().unwrap(), b);
+    prop_assert!(path.length() >= a.distance(b) - 1e-4);
+    for s in w.windows(2) {
+        let problem = grid.segment_problem(s[0], s[1]);
+        prop_assert!(problem.is_none(), "{} -> {}: {:?}", s[0], s[1], problem);
+    }
+    Ok(())
+}
 
 fn rect(x0: i64, y0: i64, x1: i64, y1: i64) -> Vec<Vec2> {
     let (a, b, c, d) = (x0 as f32, y0 as f32, x1 as f32, y1 as f32);
@@ -69,7 +88,8 @@ proptest! {
         };
         let (grid, label) = oracle(&obs);
         let free_cells = label.iter().filter(|&&l| l >= 0).count();
-        let mesh = match NavMesh::bake(&level, &BakeConfig::default()) {
+        let config = BakeConfig { cluster_size: 3, ..BakeConfig::default() };
+        let mesh = match NavMesh::bake(&level, &config) {
             Ok(mesh) => mesh,
             Err(BakeError::NothingWalkable { .. }) => {
                 prop_assert_eq!(free_cells, 0);
@@ -82,6 +102,8 @@ proptest! {
             "area {} vs {} free cells", mesh.stats().walkable_area, free_cells);
 
         let mut q = NavQuery::new();
+        let mut flat = NavQuery::new();
+        flat.set_use_hierarchy(false);
         for &(sx, sy, gx, gy) in &picks {
             let (ls, lg) = (label[(sy * SIDE + sx) as usize], label[(gy * SIDE + gx) as usize]);
             let (a, b) = (vec2(sx as f32 + 0.5, sy as f32 + 0.5), vec2(gx as f32 + 0.5, gy as f32 + 0.5));
@@ -95,13 +117,12 @@ proptest! {
                 continue;
             }
             let path = result.map_err(|e| TestCaseError::fail(format!("{a} -> {b}: {e}")))?;
-            let w = path.waypoints();
-            prop_assert_eq!(w[0], a);
-            prop_assert_eq!(*w.last().unwrap(), b);
-            prop_assert!(path.length() >= a.distance(b) - 1e-4);
-            for s in w.windows(2) {
-                prop_assert!(grid.segment_problem(s[0], s[1]).is_none(), "{} -> {}: {:?}", s[0], s[1], grid.segment_problem(s[0], s[1]));
-            }
+            check_path(&grid, a, b, &path)?;
+            let flat_path = flat.find_path(&mesh, a, b, &QueryFilter::default()).unwrap();
+            check_path(&grid, a, b, &flat_path)?;
+            prop_assert!(flat_path.level() != SearchLevel::NavPoints);
+            prop_assert!(path.length() <= flat_path.length() * HIERARCHY_BOUND + 1e-3,
+                "{} -> {}: hierarchical {} ({:?}) vs flat {}", a, b, path.length(), path.level(), flat_path.length());
             let again = q.find_path(&mesh, a, b, &QueryFilter::default()).unwrap();
             prop_assert_eq!(&again, &path, "repeated queries give identical paths");
         }

@@ -13,18 +13,19 @@ use crate::common::{movingai_dir, shared_maps, CheckGrid};
 /// Bound on a hierarchical path against the flat one on the same problem
 /// (ARCHITECTURE.md, "Hierarchy"): the mean ratio per map, and any single path.
 const MEAN_HIERARCHY_RATIO: f64 = 1.005;
-const MAX_HIERARCHY_RATIO: f64 = 10.0;
+const MAX_HIERARCHY_RATIO: f64 = 1.10;
 
 #[test]
 fn every_scenario_on_every_shared_map_is_solved_validly() {
     run_suite(false);
 }
 
-/// The bar: no path longer than the octile optimum. Known to fail: the
-/// portal search picks a longer corridor on about 0.2% of the problems (20 of
-/// 12,448 flat), and the hierarchy adds a few more. Run with `--ignored`.
+/// The bar: no path longer than the octile optimum. Known to fail on
+/// a few problems: the flat portal search picks a longer corridor on 20 of
+/// 12,448, the hierarchy (which answers most of them differently) on 5, all
+/// within 1.5% of the optimum. Run with `--ignored`.
 #[test]
-#[ignore = "known: portal search picks a longer corridor on ~0.2% of problems"]
+#[ignore = "known: 20 flat and 5 hierarchical paths of 12,448 exceed the octile optimum"]
 fn lengths_never_exceed_the_octile_optimum() {
     run_suite(true);
 }

@@ -1,0 +1,207 @@
+//! The nav-point hierarchy: designer nav points answered from their cached
+//! corridor, the baked file round trip with corridors, and the switches that
+//! turn the hierarchy off.
+
+use portalnav::{
+    BakeConfig, Level, NavMesh, NavPointKind, NavQuery, QueryFilter, Scenario, SearchLevel,
+};
+
+use crate::common::{data_dir, movingai_dir};
+
+fn level(name: &str) -> Level {
+    Level::from_json_file(data_dir().join("levels").join(name)).unwrap()
+}
+
+/// Between two designer nav points the query takes the corridor the bake
+/// cached, expands nothing, and returns exactly the flat search's path.
+#[test]
+fn designer_nav_points_use_their_cached_corridor_and_match_flat() {
+    for name in ["moba_lanes.json", "rts_base.json", "maze.json"] {
+        let level = level(name);
+        let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
+        let designer_nodes = mesh
+            .nav_nodes()
+            .iter()
+            .filter(|n| matches!(n.kind, NavPointKind::Designer { .. }))
+            .count();
+        let on_mesh: Vec<_> = level
+            .nav_points
+            .iter()
+            .filter(|n| mesh.locate(n.at).is_some())
+            .collect();
+        assert_eq!(
+            designer_nodes,
+            on_mesh.len(),
+            "{name}: one node per nav point on the mesh"
+        );
+        let mut hier = NavQuery::new();
+        let mut flat = NavQuery::new();
+        flat.set_use_hierarchy(false);
+        let mut cached = 0;
+        for a in &on_mesh {
+            for b in &on_mesh {
+                if a.name == b.name {
+                    continue;
+                }
+                let f = QueryFilter::default();
+                let flat_path = flat.find_path(&mesh, a.at, b.at, &f);
+                let path = hier.find_path(&mesh, a.at, b.at, &f);
+                let (Ok(flat_path), Ok(path)) = (flat_path, path) else {
+                    // the maze's island: both must say unreachable
+                    assert_eq!(
+                        flat.find_path(&mesh, a.at, b.at, &f).err(),
+                        hier.find_path(&mesh, a.at, b.at, &f).err(),
+                        "{name}: {} -> {}",
+                        a.name,
+                        b.name
+                    );
+                    continue;
+                };
+                if path.level() == SearchLevel::SameRegion {
+                    continue;
+                }
+                assert_eq!(
+                    path.level(),
+                    SearchLevel::CachedCorridor,
+                    "{name}: {} -> {}",
+                    a.name,
+                    b.name
+                );
+                assert_eq!(hier.last_expansions(), 0, "no search at all");
+                assert_eq!(
+                    path.waypoints(),
+                    flat_path.waypoints(),
+                    "{name}: {} -> {}",
+                    a.name,
+                    b.name
+                );
+                assert_eq!(path.length(), flat_path.length());
+                cached += 1;
+            }
+        }
+        assert!(cached > 0, "{name}: some pairs use a cached corridor");
+    }
+}
+
+/// Saving and loading keeps the hierarchy byte for byte, and the loaded mesh
+/// answers every query exactly as the baked one.
+#[test]
+fn baked_file_round_trips_with_corridors() {
+    let level = Level::from_movingai_file(movingai_dir().join("den520d.map")).unwrap();
+    let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
+    let stats = mesh
+        .hierarchy_stats()
+        .expect("baked with corridors")
+        .clone();
+    assert!(stats.corridors > 0 && stats.nav_nodes > 0 && stats.clusters > 1);
+    let bytes = mesh.to_bytes().unwrap();
+    let loaded = NavMesh::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.to_bytes().unwrap(), bytes);
+    let loaded_stats = loaded.hierarchy_stats().unwrap();
+    assert_eq!(loaded_stats.corridors, stats.corridors);
+    assert_eq!(loaded_stats.bytes, stats.bytes);
+    assert_eq!(loaded.nav_nodes(), mesh.nav_nodes());
+    assert_eq!(loaded.nav_graph().edge_count(), stats.corridors as usize);
+
+    let scens = Scenario::load_file(movingai_dir().join("den520d.map.scen")).unwrap();
+    let (mut a, mut b) = (NavQuery::new(), NavQuery::new());
+    let mut via_nav_points = 0;
+    for s in scens.iter().step_by(5) {
+        let f = QueryFilter::default();
+        let p = a
+            .find_path(&mesh, s.start_point(), s.goal_point(), &f)
+            .unwrap();
+        let q = b
+            .find_path(&loaded, s.start_point(), s.goal_point(), &f)
+            .unwrap();
+        assert_eq!(p, q);
+        if p.level() == SearchLevel::NavPoints {
+            via_nav_points += 1;
+        }
+    }
+    assert!(via_nav_points > 0, "the loaded hierarchy is used");
+}
+
+/// Without corridors the mesh has no hierarchy and every query is flat; a
+/// filter that excludes areas also searches flat (cached corridors ignore
+/// filters).
+#[test]
+fn hierarchy_can_be_left_out_or_bypassed() {
+    let level = Level::from_movingai_file(movingai_dir().join("den520d.map")).unwrap();
+    let flat_mesh = NavMesh::bake(
+        &level,
+        &BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        },
+    )
+    .unwrap();
+    assert!(flat_mesh.hierarchy_stats().is_none());
+    assert!(flat_mesh.nav_nodes().is_empty());
+    let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
+    assert_eq!(
+        flat_mesh.region_count(),
+        mesh.region_count(),
+        "the hierarchy does not change the regions"
+    );
+    let scens = Scenario::load_file(movingai_dir().join("den520d.map.scen")).unwrap();
+    let s = scens.last().unwrap(); // the longest problem
+    let mut q = NavQuery::new();
+    let f = QueryFilter::default();
+    let long = q
+        .find_path(&mesh, s.start_point(), s.goal_point(), &f)
+        .unwrap();
+    assert_eq!(long.level(), SearchLevel::NavPoints);
+    let plain = q
+        .find_path(&flat_mesh, s.start_point(), s.goal_point(), &f)
+        .unwrap();
+    assert_eq!(plain.level(), SearchLevel::Regions);
+    let filtered = QueryFilter {
+        excluded_areas: 1 << 5,
+        ..QueryFilter::default()
+    };
+    let p = q
+        .find_path(&mesh, s.start_point(), s.goal_point(), &filtered)
+        .unwrap();
+    assert_eq!(p.level(), SearchLevel::Regions);
+    assert_eq!(
+        p.waypoints(),
+        plain.waypoints(),
+        "same mesh regions, same flat path"
+    );
+}
+
+/// Every region has a cluster, clusters stay near the configured size, and
+/// each boundary nav point sits on a portal between two different clusters.
+#[test]
+fn clusters_and_boundary_nav_points_are_consistent() {
+    let level = Level::from_movingai_file(movingai_dir().join("AR0011SR.map")).unwrap();
+    for size in [16, 64] {
+        let config = BakeConfig {
+            cluster_size: size,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &config).unwrap();
+        mesh.validate().unwrap();
+        let clusters = mesh.hierarchy_stats().unwrap().clusters as usize;
+        let mut count = vec![0u32; clusters];
+        for (key, _) in mesh.regions() {
+            count[mesh.region_cluster(key).unwrap() as usize] += 1;
+        }
+        assert!(count.iter().all(|&c| c >= 1 && c <= 2 * size), "{count:?}");
+        for n in mesh.nav_nodes() {
+            if let NavPointKind::Boundary { portal } = n.kind {
+                assert_ne!(n.clusters[0], n.clusters[1]);
+                let (_, p) = mesh.portals().nth(portal as usize).unwrap();
+                let [a, b] = p.regions();
+                assert_eq!(mesh.region_cluster(a), Some(n.clusters[0]));
+                assert_eq!(mesh.region_cluster(b), Some(n.clusters[1]));
+                // the nav point lies on the portal
+                let (l, r) = (p.left(), p.right());
+                let t = (n.at - l).dot(r - l) / l.distance_squared(r);
+                assert!((0.0..=1.0).contains(&t), "{t}");
+                assert!((l + (r - l) * t).distance(n.at) < 1e-3);
+            }
+        }
+    }
+}
