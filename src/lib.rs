@@ -15,7 +15,7 @@ mod level;
 mod mesh;
 mod query;
 pub mod render;
-pub mod search;
+mod search;
 
 pub use bake::{BakeConfig, TriangleSoup, DEFAULT_CLUSTER_SIZE, DEFAULT_WIDE_PORTAL};
 pub use error::{BakeError, FileError, LevelError, QueryError};

@@ -397,15 +397,7 @@ fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> usize {
         .expect("every nav node of a cluster has a point there")
 }
 
-/// Relative slack within which a detour through a third nav node counts as
-/// as short as the direct corridor (rounding of summed f32 lengths).
-const PRUNE_TOLERANCE: f32 = 1e-5;
-
-/// The corridors between the nav nodes of cluster `c`: one per pair, except
-/// pairs whose corridor is no shorter than going through a third nav node of
-/// the cluster (with shorter corridors on both sides). Dropping those keeps
-/// every L2 distance and cuts the edges a search relaxes; samples along one
-/// straight portal, for instance, only link to their neighbours.
+/// The corridors between every pair of the nav nodes of cluster `c`.
 fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
     let nodes: Vec<u32> = h.nodes_of(c).to_vec();
     let points = h.points_of(c).to_vec();
@@ -414,8 +406,6 @@ fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
         .iter()
         .map(|&n| point_of_node(&points, &h.nodes[n as usize], c))
         .collect();
-    let mut cost = vec![f32::INFINITY; k * k];
-    let mut pairs = Vec::new();
     let mut scratch = Vec::new();
     let mut ends = Vec::new();
     for a in 0..k {
@@ -424,32 +414,14 @@ fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
             if !midpoint_cost.is_finite() {
                 continue;
             }
-            let first = scratch.len();
+            scratch.clear();
             let start_region = points[from[a]].region;
             let end_region = h.walk_leg(t, c, from[a], b, start_region, &mut scratch);
             let (pa, pb) = (h.nodes[nodes[a] as usize].at, h.nodes[nodes[b] as usize].at);
-            let d = pulled_cost(t, pa, pb, start_region, &scratch[first..], &mut ends)
-                .unwrap_or(midpoint_cost);
-            cost[a * k + b] = d;
-            cost[b * k + a] = d;
-            pairs.push((a, b, [start_region, end_region], first, scratch.len()));
-        }
-    }
-    for (a, b, regions, first, last) in pairs {
-        let d = cost[a * k + b];
-        let implied = (0..k).any(|m| {
-            let (x, y) = (cost[a * k + m], cost[m * k + b]);
-            m != a && m != b && x > 0.0 && y > 0.0 && x + y <= d * (1.0 + PRUNE_TOLERANCE)
-        });
-        if !implied {
-            push_corridor(
-                h,
-                [nodes[a], nodes[b]],
-                regions,
-                c,
-                d,
-                &scratch[first..last],
-            );
+            let cost =
+                pulled_cost(t, pa, pb, start_region, &scratch, &mut ends).unwrap_or(midpoint_cost);
+            let regions = [start_region, end_region];
+            push_corridor(h, [nodes[a], nodes[b]], regions, c, cost, &scratch);
         }
     }
 }
@@ -570,6 +542,8 @@ fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
             start: Vec2::ZERO,
             goal: Vec2::ZERO,
             heuristic_scale: 0.0,
+            start_cluster: u32::MAX,
+            alternate: false,
             landmark_goal: &[],
         };
         // the heuristic reads landmark rows, which are not filled yet: none

@@ -339,12 +339,23 @@ fn csr_ok(what: &str, start: &[u32], len: usize) -> Result<(), String> {
     }
 }
 
+/// An L2 edge seen from one of its ends: packed so a search reads one cache
+/// line for several neighbours.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct L2Edge {
+    pub to: u32,
+    pub cost: f32,
+    pub corridor: u32,
+    /// Cluster the corridor runs in (`u32::MAX` for a designer pair).
+    pub cluster: u32,
+}
+
 /// Derived from [`HierarchyData`] on build and load: the L2 adjacency.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HierarchyTables {
     /// CSR: corridors at nav node `n` are `node_corridors[node_start[n]..node_start[n + 1]]`.
     pub node_start: Vec<u32>,
-    pub node_corridors: Vec<u32>,
+    pub node_corridors: Vec<L2Edge>,
     /// CSR by dense region: the local points of its cluster that touch it
     /// (`region_points[region_point_start[r]..region_point_start[r + 1]]`).
     pub region_point_start: Vec<u32>,
@@ -371,14 +382,27 @@ impl HierarchyTables {
         }
         node_start.push(acc);
         let mut fill = node_start.clone();
-        let mut node_corridors = vec![0; acc as usize];
+        let mut node_corridors = vec![
+            L2Edge {
+                to: 0,
+                cost: 0.0,
+                corridor: 0,
+                cluster: 0,
+            };
+            acc as usize
+        ];
         for (i, e) in h.corridors.iter().enumerate() {
             for (k, &end) in e.ends.iter().enumerate() {
                 if k == 1 && end == e.ends[0] {
                     break;
                 }
                 let slot = &mut fill[end as usize];
-                node_corridors[*slot as usize] = i as u32;
+                node_corridors[*slot as usize] = L2Edge {
+                    to: e.ends[1 - k],
+                    cost: e.cost,
+                    corridor: i as u32,
+                    cluster: e.cluster,
+                };
                 *slot += 1;
             }
         }
@@ -435,7 +459,7 @@ impl HierarchyTables {
 
     /// Corridor ids at nav node `n`.
     #[inline]
-    pub(crate) fn corridors_at(&self, n: u32) -> &[u32] {
+    pub(crate) fn corridors_at(&self, n: u32) -> &[L2Edge] {
         let n = n as usize;
         &self.node_corridors[self.node_start[n] as usize..self.node_start[n + 1] as usize]
     }

@@ -64,6 +64,8 @@ impl NavQuery {
             start,
             goal,
             heuristic_scale: t.min_cost,
+            start_cluster: cs,
+            alternate: true,
         };
         let outcome = astar(
             &graph,
@@ -102,8 +104,8 @@ impl NavQuery {
         let (Some(a), Some(b)) = (node_at(start), node_at(goal)) else {
             return false;
         };
-        let Some(e) = mesh.hier.corridors_at(a).iter().find_map(|&e| {
-            let c = &h.corridors[e as usize];
+        let Some(e) = mesh.hier.corridors_at(a).iter().find_map(|e| {
+            let c = &h.corridors[e.corridor as usize];
             (c.cluster == u32::MAX && c.ends == [a, b]).then_some(c)
         }) else {
             return false;

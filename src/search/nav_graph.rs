@@ -30,6 +30,11 @@ pub(crate) struct NavGraph<'a> {
     pub start: Vec2,
     pub goal: Vec2,
     pub heuristic_scale: f32,
+    /// Cluster of the start (its legs run there).
+    pub start_cluster: u32,
+    /// Leave every nav node through its other cluster (see `expand`); off
+    /// for the bake's landmark distances, which need the whole graph.
+    pub alternate: bool,
     /// Per landmark: its L2 distance to the goal through the goal legs.
     pub landmark_goal: &'a [f32],
 }
@@ -55,21 +60,24 @@ impl SearchGraph for NavGraph<'_> {
     }
 
     #[inline]
-    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, u32))>(&self, node: u32, _: u32, mut visit: F) {
+    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, u32))>(&self, node: u32, via: u32, mut visit: F) {
         if node == self.start_node() {
             for leg in self.start_legs {
                 visit(leg.node, &|| (leg.cost, LEG));
             }
             return;
         }
-        for &e in self.ht.corridors_at(node) {
-            let c = &self.h.corridors[e as usize];
-            let next = if c.ends[0] == node {
-                c.ends[1]
-            } else {
-                c.ends[0]
-            };
-            visit(next, &|| (c.cost, e));
+        // a node reached through cluster X leaves through its other cluster:
+        // going on inside X is what X's direct corridor from the previous node
+        // already offers (HPA*'s alternation of intra- and inter-cluster edges)
+        let arrived_in = match self.h.corridors.get(via as usize) {
+            Some(c) => c.cluster,
+            None => self.start_cluster,
+        };
+        for e in self.ht.corridors_at(node) {
+            if !self.alternate || e.cluster != arrived_in || e.cluster == u32::MAX {
+                visit(e.to, &|| (e.cost, e.corridor));
+            }
         }
         if let Some(leg) = self.goal_legs.iter().find(|l| l.node == node) {
             visit(self.goal_node(), &|| (leg.cost, LEG));
@@ -93,20 +101,30 @@ impl SearchGraph for NavGraph<'_> {
         let euclid = self.h.nodes[n].at.distance(self.goal) * self.heuristic_scale;
         // A landmark in another component is infinitely far from both the
         // node and the goal (both are in the start's component): its bound is
-        // NaN, which `f32::max` ignores. Four lanes let the loop vectorise.
+        // NaN, which the comparisons below ignore. Four lanes let the loop vectorise.
         let row = self.h.landmark_row(node);
         let mut lanes = [euclid; 4];
         let mut pairs = row.chunks_exact(4).zip(self.landmark_goal.chunks_exact(4));
+        // `if b > lane` rather than `f32::max`: a NaN compares false, and the
+        // comparison compiles to one max instruction per lane
+        let raise = |lane: &mut f32, b: f32| {
+            if b > *lane {
+                *lane = b;
+            }
+        };
         for (dn, dg) in &mut pairs {
             for i in 0..4 {
-                lanes[i] = lanes[i].max((dg[i] - dn[i]).abs());
+                raise(&mut lanes[i], (dg[i] - dn[i]).abs());
             }
         }
         let tail = row.len() / 4 * 4;
         for (&dn, &dg) in row[tail..].iter().zip(&self.landmark_goal[tail..]) {
-            lanes[0] = lanes[0].max((dg - dn).abs());
+            raise(&mut lanes[0], (dg - dn).abs());
         }
-        lanes[0].max(lanes[1]).max(lanes[2].max(lanes[3]))
+        let [a, b, c, d] = lanes;
+        let (mut x, y) = (if b > a { b } else { a }, if d > c { d } else { c });
+        raise(&mut x, y);
+        x
     }
 
     #[inline]
