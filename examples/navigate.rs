@@ -30,6 +30,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mesh.region_count(),
         mesh.portal_count()
     );
+    if let Some(h) = mesh.hierarchy_stats() {
+        println!(
+            "hierarchy: {} clusters, {} nav nodes, {} cached corridors",
+            h.clusters, h.nav_nodes, h.corridors
+        );
+    }
 
     // a few queries between region centres spread over the mesh
     let centres: Vec<Vec2> = mesh.regions().map(|(_, r)| r.centroid()).collect();
@@ -41,9 +47,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match query.find_path(&mesh, a, b, &QueryFilter::default()) {
             Ok(path) => {
                 println!(
-                    "{a} -> {b}: length {:.2}, {} waypoints",
+                    "{a} -> {b}: length {:.2}, {} waypoints, answered by {:?}",
                     path.length(),
-                    path.waypoints().len()
+                    path.waypoints().len(),
+                    path.level()
                 );
                 paths.push(path.waypoints().to_vec());
             }
