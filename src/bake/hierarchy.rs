@@ -380,6 +380,32 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
         }
         h.points.extend_from_slice(&points);
         h.point_start.push(h.points.len() as u32);
+        pull_leg_costs(t, h, c);
+    }
+}
+
+/// Replaces each leg-table cost by the length of the path pulled taut from
+/// the point to the nav node through the crossings of the table's route
+/// (where the route keeps one cost rate): the midpoint chain overestimates
+/// long routes, and a live leg adds this to a straight line from its start.
+fn pull_leg_costs(t: &Tables, h: &mut HierarchyData, c: u32) {
+    let nodes: Vec<u32> = h.nodes_of(c).to_vec();
+    let points = h.points_of(c).to_vec();
+    let base = h.leg_start[c as usize] as usize;
+    let (mut crossings, mut ends) = (Vec::new(), Vec::new());
+    for (i, p) in points.iter().enumerate() {
+        for (k, &n) in nodes.iter().enumerate() {
+            let at = base + i * nodes.len() + k;
+            if !h.leg_cost[at].is_finite() {
+                continue;
+            }
+            crossings.clear();
+            h.walk_leg(t, c, i, k, p.region, &mut crossings);
+            let to = h.nodes[n as usize].at;
+            if let Some(pulled) = pulled_cost(t, p.at, to, p.region, &crossings, &mut ends) {
+                h.leg_cost[at] = pulled.min(h.leg_cost[at]);
+            }
+        }
     }
 }
 
