@@ -184,10 +184,11 @@ fn run(command: Command) -> Result<(), BoxError> {
                 &QueryFilter::default(),
             )?;
             println!(
-                "length {:.4} ({:?}, {} regions)",
+                "length {:.4} ({:?}, {} regions, answered by {:?})",
                 path.length(),
                 path.status(),
-                path.corridor().len()
+                path.corridor().len(),
+                path.level()
             );
             for p in path.waypoints() {
                 println!("{} {}", p.x, p.y);

@@ -117,7 +117,8 @@ impl NavQuery {
 
     /// Concatenates start leg, corridors and goal leg of the L2 path in
     /// `self.l2_nodes` into `self.crossings`. False if the pieces do not join
-    /// up (a defect the flat search then hides).
+    /// up, which validate() rules out for baked and loaded meshes; the caller
+    /// then answers with the flat search rather than a broken path.
     fn stitch(
         &mut self,
         mesh: &NavMesh,
@@ -125,28 +126,21 @@ impl NavQuery {
         start_region: u32,
         goal_region: u32,
     ) -> bool {
-        let t = &mesh.tables;
         self.crossings.clear();
         let nodes = &self.l2_nodes;
         if nodes.len() < 3 {
             return false;
         }
-        let first = nodes[1];
-        let Some(leg) = self.start_legs.iter().find(|l| l.node == first) else {
+        let Some(mut region) = walk_leg_to(
+            mesh,
+            h,
+            &self.start_legs,
+            nodes[1],
+            start_region,
+            &mut self.crossings,
+        ) else {
             return false;
         };
-        let mut region = start_region;
-        if leg.first_point != LEG {
-            let c = h.region_cluster[start_region as usize];
-            region = h.walk_leg(
-                t,
-                c,
-                leg.first_point as usize,
-                leg.k as usize,
-                region,
-                &mut self.crossings,
-            );
-        }
         for w in nodes[1..nodes.len() - 1].windows(2) {
             let (from, to) = (w[0], w[1]);
             let Some(e) = self
@@ -169,22 +163,17 @@ impl NavQuery {
         }
         // goal leg: walked from the goal towards the last node, then reversed
         let last = nodes[nodes.len() - 2];
-        let Some(leg) = self.goal_legs.iter().find(|l| l.node == last) else {
+        self.leg_buffer.clear();
+        let Some(entry) = walk_leg_to(
+            mesh,
+            h,
+            &self.goal_legs,
+            last,
+            goal_region,
+            &mut self.leg_buffer,
+        ) else {
             return false;
         };
-        self.leg_buffer.clear();
-        let mut entry = goal_region;
-        if leg.first_point != LEG {
-            let c = h.region_cluster[goal_region as usize];
-            entry = h.walk_leg(
-                t,
-                c,
-                leg.first_point as usize,
-                leg.k as usize,
-                goal_region,
-                &mut self.leg_buffer,
-            );
-        }
         if !bridge(mesh, h, last, &mut region, entry, &mut self.crossings) {
             return false;
         }
@@ -256,6 +245,23 @@ fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<L
         }
     }
     out.retain(|l| l.cost.is_finite());
+}
+
+/// Appends the crossings of the live leg (one of `legs`) between dense
+/// `region` and nav node `node`, walked from the region; returns the region
+/// where it ends, or `None` if `node` has no leg.
+fn walk_leg_to(
+    mesh: &NavMesh,
+    h: &HierarchyData,
+    legs: &[Leg],
+    node: u32,
+    region: u32,
+    out: &mut Vec<u32>,
+) -> Option<u32> {
+    let leg = legs.iter().find(|l| l.node == node)?;
+    let c = h.region_cluster[region as usize];
+    let (from, k) = (leg.first_point as usize, leg.k as usize);
+    Some(h.walk_leg(&mesh.tables, c, from, k, region, out))
 }
 
 /// Appends the crossings of corridor `e` walked away from nav node `from`.
