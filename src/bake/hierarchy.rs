@@ -4,7 +4,8 @@
 //! ```text
 //! regions -> clusters (heavy-edge matching: wide portals merge first, so the
 //!            cuts fall on narrow ones)
-//!         -> nav nodes (every portal between two clusters, plus designer points)
+//!         -> nav nodes (samples of every portal between two clusters, plus
+//!            designer points)
 //!         -> per cluster: Dijkstra over its midpoint graph from each nav node
 //!            (the leg table), then the corridor of every pair of its nav nodes
 //!         -> designer pairs: the flat portal search over the whole mesh
@@ -14,6 +15,7 @@ use std::time::Instant;
 
 use glam::Vec2;
 
+use crate::error::BakeError;
 use crate::geometry;
 use crate::level::NavPoint;
 use crate::mesh::hierarchy::HierarchyTables;
@@ -25,16 +27,20 @@ use crate::search::{
     astar, Funnel, NavGraph, PortalGraph, SearchContext, SearchGraph, SearchOutcome, LEG,
 };
 
-/// Builds the hierarchy of a baked mesh. Designer points off the mesh are skipped.
+/// Builds the hierarchy of a baked mesh. Designer points off the mesh are
+/// skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the caller checks).
+///
+/// # Errors
+/// [`BakeError::Config`] when a cluster has more leg points than a leg table
+/// can number (only with very large clusters of many-sided regions).
 pub(crate) fn build(
     mesh: &NavMesh,
     designer: &[NavPoint],
     cluster_size: u32,
     wide_portal: f32,
-) -> HierarchyData {
+) -> Result<HierarchyData, BakeError> {
     let started = Instant::now();
     let t = &mesh.tables;
-    let cluster_size = cluster_size.clamp(2, MAX_CLUSTER_SIZE);
     let (region_cluster, clusters) = partition(t, cluster_size);
 
     // nav nodes: the samples of boundary portals in portal order, then designer points
@@ -90,7 +96,7 @@ pub(crate) fn build(
         landmark_dist: Vec::new(),
         stats: HierarchyStats::default(),
     };
-    build_leg_tables(t, &mut h, wide_portal);
+    build_leg_tables(t, &mut h, wide_portal)?;
     for c in 0..clusters {
         cluster_corridors(t, &mut h, c);
     }
@@ -106,7 +112,7 @@ pub(crate) fn build(
         bytes: postcard::to_allocvec(&h).map_or(0, |b| b.len() as u64),
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
-    h
+    Ok(h)
 }
 
 /// How far inside a wide portal its end samples sit, world units: a path
@@ -125,8 +131,10 @@ fn portal_samples([l, r]: [Vec2; 2], wide: f32) -> impl Iterator<Item = Vec2> {
     std::iter::once(mid).chain(ends.into_iter().flatten())
 }
 
-/// Largest cluster accepted: the leg table addresses a cluster's points with `u16`.
-const MAX_CLUSTER_SIZE: u32 = 4096;
+/// Largest [`crate::BakeConfig::cluster_size`]: clusters grow to twice this
+/// at most, and their leg points (up to three per portal, plus designer
+/// points) must stay under 65,535 for the `u16` leg tables.
+pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
 
 /// Partitions the regions into clusters of about `max` regions by rounds of
 /// heavy-edge matching: each round pairs neighbouring clusters, heaviest
@@ -288,7 +296,7 @@ impl SearchGraph for MidpointGraph<'_> {
 }
 
 /// Fills the points and leg tables of every cluster.
-fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
+fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) -> Result<(), BakeError> {
     let clusters = h.cluster_start.len() - 1;
     let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
     for (r, &c) in h.region_cluster.iter().enumerate() {
@@ -340,6 +348,15 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
                 touching[local_region[node.regions[0] as usize] as usize].push(i);
             }
         }
+        if points.len() >= usize::from(LEG_END) {
+            return Err(BakeError::Config {
+                field: "cluster_size",
+                reason: format!(
+                    "cluster {c} has {} leg points, more than a leg table can number; bake with a smaller cluster_size",
+                    points.len()
+                ),
+            });
+        }
         let (region_start, region_points) = {
             let mut start = Vec::with_capacity(touching.len() + 1);
             let mut flat = Vec::new();
@@ -382,6 +399,7 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
         h.point_start.push(h.points.len() as u32);
         pull_leg_costs(t, h, c);
     }
+    Ok(())
 }
 
 /// Replaces each leg-table cost by the length of the path pulled taut from
@@ -400,7 +418,9 @@ fn pull_leg_costs(t: &Tables, h: &mut HierarchyData, c: u32) {
                 continue;
             }
             crossings.clear();
-            h.walk_leg(t, c, i, k, p.region, &mut crossings);
+            if h.walk_leg(t, c, i, k, p.region, &mut crossings).is_none() {
+                continue;
+            }
             let to = h.nodes[n as usize].at;
             if let Some(pulled) = pulled_cost(t, p.at, to, p.region, &crossings, &mut ends) {
                 h.leg_cost[at] = pulled.min(h.leg_cost[at]);
@@ -442,7 +462,9 @@ fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
             }
             scratch.clear();
             let start_region = points[from[a]].region;
-            let end_region = h.walk_leg(t, c, from[a], b, start_region, &mut scratch);
+            let Some(end_region) = h.walk_leg(t, c, from[a], b, start_region, &mut scratch) else {
+                continue;
+            };
             let (pa, pb) = (h.nodes[nodes[a] as usize].at, h.nodes[nodes[b] as usize].at);
             let cost =
                 pulled_cost(t, pa, pb, start_region, &scratch, &mut ends).unwrap_or(midpoint_cost);
@@ -499,12 +521,18 @@ fn push_corridor(
     h.crossings.extend_from_slice(crossings);
 }
 
+/// Designer nav points that get cached corridors to each other (the first
+/// ones in level order): each costs a flat search per other point at bake
+/// time. Later points are still nav nodes of their clusters.
+const MAX_DESIGNER_PAIRS_OF: usize = 128;
+
 /// Corridors between every ordered pair of designer nav points, by the same
 /// portal search a flat query runs, so a query between two of them can reuse
 /// the corridor and get the flat query's path.
 fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
     let designers: Vec<u32> = (0..h.nodes.len() as u32)
         .filter(|&n| matches!(h.nodes[n as usize].kind, NavPointKind::Designer { .. }))
+        .take(MAX_DESIGNER_PAIRS_OF)
         .collect();
     let mut ctx = SearchContext::new();
     let mut path = Vec::new();
@@ -550,11 +578,22 @@ const LANDMARKS: u32 = 16;
 
 /// Picks up to `count` landmarks farthest-first (each the nav node farthest
 /// from those already chosen; a node in a component without one counts as
-/// infinitely far) and stores every node's distance to each.
+/// infinitely far, unless the component holds under 2% of the nodes) and
+/// stores every node's distance to each.
 fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
     let n = h.nodes.len();
     let count = count.min(n as u32);
     let ht = HierarchyTables::build(h, &t.portal_regions, 0);
+    // L2 components, so islands of a few nav nodes do not take the landmarks
+    let mut uf = petgraph::unionfind::UnionFind::<u32>::new(n);
+    for e in &h.corridors {
+        uf.union(e.ends[0], e.ends[1]);
+    }
+    let component: Vec<u32> = (0..n as u32).map(|v| uf.find(v)).collect();
+    let mut component_size = vec![0usize; n];
+    for &c in &component {
+        component_size[c as usize] += 1;
+    }
     let mut dist = vec![f32::INFINITY; n * count as usize];
     let mut nearest = vec![f32::INFINITY; n]; // distance to the closest chosen landmark
     let mut ctx = SearchContext::new();
@@ -579,10 +618,16 @@ fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
             dist[v * count as usize + i] = d;
             nearest[v] = nearest[v].min(d);
         }
-        // farthest from every chosen landmark; lowest index on ties
+        // farthest from every chosen landmark (a node no landmark reaches
+        // counts as infinitely far unless its L2 component is tiny); lowest
+        // index on ties
         let mut best = (f32::NEG_INFINITY, 0u32);
         for (v, &d) in nearest.iter().enumerate() {
-            let d = if d.is_finite() { d } else { f32::MAX };
+            let d = match d {
+                d if d.is_finite() => d,
+                _ if component_size[component[v] as usize] * 50 >= n => f32::MAX,
+                _ => continue,
+            };
             if d > best.0 {
                 best = (d, v as u32);
             }

@@ -37,8 +37,10 @@ pub struct BakeConfig {
     /// Build the nav-point hierarchy: clusters, nav points and the cached
     /// corridors between them, so long queries search a small graph.
     pub corridors: bool,
-    /// Largest cluster of the hierarchy, in regions (2..=4096). Larger
-    /// clusters mean fewer nav points but longer leg tables and more corridors.
+    /// Largest cluster of the hierarchy, in regions (2..=1024; the second
+    /// merge phase lets small pockets take a cluster up to twice this).
+    /// Larger clusters mean fewer nav points but longer leg tables and more
+    /// corridors.
     pub cluster_size: u32,
     /// Portals wider than this (world units) get nav points and leg-table
     /// points next to both ends as well as at the middle: paths that wrap a
@@ -72,6 +74,30 @@ impl BakeConfig {
             agent_radius: radius,
             ..BakeConfig::default()
         }
+    }
+
+    /// Checks the hierarchy settings when the hierarchy is built.
+    fn check_hierarchy(&self) -> Result<(), BakeError> {
+        if !self.corridors {
+            return Ok(());
+        }
+        if !(2..=hierarchy::MAX_CLUSTER_SIZE).contains(&self.cluster_size) {
+            return Err(BakeError::Config {
+                field: "cluster_size",
+                reason: format!(
+                    "must be in 2..={}, found {}",
+                    hierarchy::MAX_CLUSTER_SIZE,
+                    self.cluster_size
+                ),
+            });
+        }
+        if !(self.wide_portal.is_finite() && self.wide_portal > 0.0) {
+            return Err(BakeError::Config {
+                field: "wide_portal",
+                reason: format!("must be a finite number > 0, found {}", self.wide_portal),
+            });
+        }
+        Ok(())
     }
 
     fn radius_for(&self, level: &Level) -> Result<f32, BakeError> {
@@ -114,6 +140,7 @@ fn resolve_outline(
         reason: e.to_string(),
     })?;
     let radius = config.radius_for(level)?;
+    config.check_hierarchy()?;
     Ok((radius, outline::resolve(level, radius)?))
 }
 
@@ -174,7 +201,7 @@ impl NavMesh {
                 &level.nav_points,
                 config.cluster_size,
                 config.wide_portal,
-            );
+            )?;
             mesh.set_hierarchy(Some(h));
         }
         mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;

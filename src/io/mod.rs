@@ -9,7 +9,8 @@
 //! 28     n     body: postcard encoding of the mesh data
 //! ```
 //! Loading checks magic, version, length and checksum before decoding, then
-//! validates the decoded mesh, so a corrupted file is an error, never a panic.
+//! validates the decoded mesh (what deriving its tables relies on first), so
+//! a corrupted file is an error, never a panic.
 
 use std::path::Path;
 
@@ -96,6 +97,7 @@ impl NavMesh {
         }
         let data: MeshData =
             postcard::from_bytes(body).map_err(|e| FileError::Invalid(e.to_string()))?;
+        data.check_before_tables().map_err(FileError::Invalid)?;
         if let Some(h) = &data.hierarchy {
             // its tables are derived before validate() runs: check it first
             let ends = |k| {
@@ -165,7 +167,7 @@ mod tests {
         let good = encode(&mesh.data).unwrap();
         assert!(NavMesh::from_bytes(&good).is_ok());
         type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
-        let breakages: [(&str, Breakage); 8] = [
+        let breakages: [(&str, Breakage); 11] = [
             ("corridor end", |h| h.corridors[0].ends[1] = 9999),
             ("corridor span", |h| h.corridors[0].len += 1_000_000),
             ("crossing", |h| {
@@ -182,7 +184,23 @@ mod tests {
                 h.leg_cost.pop();
             }),
             ("landmarks", |h| h.landmarks += 1),
+            ("landmark count", |h| {
+                h.landmarks = u32::MAX;
+                h.landmark_dist.clear();
+            }),
+            ("corridors out of place", |h| h.corridors[1].first += 1),
+            ("node side", |h| h.nodes[0].regions.swap(0, 1)),
         ];
+        // a portal index out of range would send the derived tables out of bounds
+        let mut data = mesh.data.clone();
+        if let Some(p) = data.portals.values_mut().next() {
+            p.index = 7_000;
+        }
+        let bytes = encode(&data).unwrap();
+        assert!(matches!(
+            NavMesh::from_bytes(&bytes),
+            Err(FileError::Invalid(_))
+        ));
         for (what, break_it) in breakages {
             let mut data = mesh.data.clone();
             break_it(data.hierarchy.as_mut().unwrap());

@@ -1,20 +1,21 @@
 //! The L2 level: nav points linked by corridors cached in the bake.
 //!
 //! The regions are partitioned into clusters. Every portal between two
-//! clusters carries an automatic nav point (at its midpoint); designer nav
-//! points from the level join the cluster of the region they stand in. Inside
-//! each cluster the bake caches the corridor (a list of portal crossings) and
-//! its cost between every pair of the cluster's nav points, and between every
-//! pair of designer nav points across the whole mesh. Those corridors are the
-//! edges of the L2 graph.
+//! clusters carries automatic nav points (its midpoint, and for wide portals
+//! points next to both ends); designer nav points from the level join the
+//! cluster of the region they stand in. Inside each cluster the bake caches
+//! the corridor (a list of portal crossings) and its cost between every pair
+//! of the cluster's nav points, and between every ordered pair of designer nav
+//! points across the whole mesh. Those corridors are the edges of the L2 graph.
 //!
 //! To connect an arbitrary point to the nav points of its cluster without a
 //! search over regions, each cluster also keeps a *leg table*: for every
-//! point of the cluster's midpoint graph (the cluster's portals and designer
-//! points) and every nav point of the cluster, the cost of the cheapest
-//! midpoint-to-midpoint route inside the cluster and the next point on it. A
-//! query adds the distance from its start to the portals of its region and
-//! follows the table. Built by [`crate::bake`], read by [`crate::query`].
+//! point of the cluster's midpoint graph (samples of the cluster's portals and
+//! its designer points) and every nav point of the cluster, the next point on
+//! the cheapest midpoint-to-midpoint route inside the cluster, and the length
+//! of the path pulled taut along that route. A query adds the distance from
+//! its start to the points on its region's boundary and follows the table.
+//! Built by [`crate::bake`], read by [`crate::query`].
 
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,9 @@ use super::Tables;
 
 /// Marks the end of a leg-table chain.
 pub(crate) const LEG_END: u16 = u16::MAX;
+
+/// Most landmarks a hierarchy may carry (the bake uses 16).
+pub(crate) const MAX_LANDMARKS: usize = 64;
 
 /// What a nav point stands on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +77,7 @@ pub(crate) struct Corridor {
 pub struct HierarchyStats {
     /// Clusters the regions were partitioned into.
     pub clusters: u32,
-    /// L2 nodes: boundary portals plus designer nav points.
+    /// L2 nodes: samples of portals between clusters plus designer nav points.
     pub nav_nodes: u32,
     /// Cached corridors (L2 edges).
     pub corridors: u32,
@@ -133,9 +137,12 @@ pub(crate) struct LegPoint {
 
 impl HierarchyData {
     /// Checks every index and length the query follows, so a hierarchy read
-    /// from a file can be trusted not to send a query out of bounds. Also
-    /// checks that each corridor's crossings lead from its first region to
-    /// its last. `regions` and `portal_regions` describe the mesh.
+    /// from a file can be trusted not to send a query out of bounds, and the
+    /// layout the bake writes (contiguous corridors and leg tables, so a small
+    /// file cannot make this check slow). Also checks that each corridor's
+    /// crossings lead from its first region to its last, and that nodes and
+    /// corridors agree with the mesh and the clusters. `portal_regions`
+    /// (dense) and `regions` describe the mesh.
     pub(crate) fn check(&self, portal_regions: &[[u32; 2]], regions: usize) -> Result<(), String> {
         let portals = portal_regions.len();
         if self.region_cluster.len() != regions {
@@ -165,24 +172,31 @@ impl HierarchyData {
         if self.cluster_nodes.iter().any(|&x| x as usize >= n) {
             return Err("a cluster lists a missing nav node".to_string());
         }
+        let region_ok = |r: u32| (r as usize) < regions;
         for (i, node) in self.nodes.iter().enumerate() {
-            let bad_portal = matches!(node.kind, NavPointKind::Boundary { portal } if portal as usize >= portals);
-            if bad_portal
-                || node.clusters.iter().any(|&c| c as usize >= clusters)
-                || node.regions.iter().any(|&r| r as usize >= regions)
+            let sides_ok = match node.kind {
+                NavPointKind::Boundary { portal } => {
+                    portal_regions.get(portal as usize) == Some(&node.regions)
+                }
+                NavPointKind::Designer { .. } => node.regions[0] == node.regions[1],
+            };
+            if !sides_ok
+                || !node.regions.iter().all(|&r| region_ok(r))
                 || !node.at.is_finite()
+                || (0..2).any(|s| self.region_cluster[node.regions[s] as usize] != node.clusters[s])
             {
-                return Err(format!("nav node {i} refers outside the mesh"));
+                return Err(format!("nav node {i} does not match the mesh"));
             }
         }
         for (i, p) in self.points.iter().enumerate() {
             if p.portal.is_some_and(|q| q as usize >= portals)
-                || p.region as usize >= regions
+                || !region_ok(p.region)
                 || !p.at.is_finite()
             {
                 return Err(format!("leg point {i} refers outside the mesh"));
             }
         }
+        let mut table_end = 0usize;
         for c in 0..clusters {
             let (k, m) = (
                 self.nodes_of(c as u32).len(),
@@ -192,32 +206,45 @@ impl HierarchyData {
                 return Err(format!("cluster {c} has too many leg points"));
             }
             let start = self.leg_start[c] as usize;
-            let end = start + k * m;
-            if end > self.leg_cost.len() || end > self.leg_next.len() {
-                return Err(format!("leg table of cluster {c} is cut short"));
+            let end = k.checked_mul(m).and_then(|km| km.checked_add(start));
+            if start != table_end || end.is_none_or(|e| e > self.leg_cost.len()) {
+                return Err(format!("leg table of cluster {c} is out of place"));
             }
-            if self.leg_next[start..end]
+            table_end = end.unwrap_or(0);
+            if self.leg_next[start..table_end]
                 .iter()
                 .any(|&x| x != LEG_END && usize::from(x) >= m)
             {
                 return Err(format!("leg table of cluster {c} names a missing point"));
             }
         }
-        if self.landmark_dist.len() != n * self.landmarks as usize {
+        if table_end != self.leg_cost.len() || table_end != self.leg_next.len() {
+            return Err("leg tables have stray entries".to_string());
+        }
+        if self.landmarks as usize > n.min(MAX_LANDMARKS)
+            || Some(self.landmark_dist.len()) != n.checked_mul(self.landmarks as usize)
+        {
             return Err("landmark table does not match the nav nodes".to_string());
         }
+        let mut next_first = 0u32;
         for (i, e) in self.corridors.iter().enumerate() {
-            let in_range = e.ends.iter().all(|&x| (x as usize) < n)
-                && e.regions.iter().all(|&r| (r as usize) < regions)
+            let end_ok = |s: usize| {
+                self.nodes.get(e.ends[s] as usize).is_some_and(|node| {
+                    node.regions.contains(&e.regions[s])
+                        && (e.cluster == u32::MAX || node.clusters.contains(&e.cluster))
+                })
+            };
+            let in_place = e.first == next_first
                 && (e.first as usize)
                     .checked_add(e.len as usize)
                     .is_some_and(|end| end <= self.crossings.len())
                 && (e.cluster == u32::MAX || (e.cluster as usize) < clusters)
                 && e.cost.is_finite()
                 && e.cost >= 0.0;
-            if !in_range {
-                return Err(format!("corridor {i} refers outside the mesh"));
+            if !in_place || !end_ok(0) || !end_ok(1) {
+                return Err(format!("corridor {i} does not match the mesh"));
             }
+            next_first = e.first + e.len;
             let mut region = e.regions[0];
             for &x in self.crossings_of(e) {
                 let Some(&[a, b]) = portal_regions.get((x / 2) as usize) else {
@@ -232,6 +259,9 @@ impl HierarchyData {
             if region != e.regions[1] {
                 return Err(format!("corridor {i} does not end where it says"));
             }
+        }
+        if next_first as usize != self.crossings.len() {
+            return Err("corridor crossings have stray entries".to_string());
         }
         Ok(())
     }
@@ -265,7 +295,8 @@ impl HierarchyData {
 
     /// Appends to `out` the crossings of the leg-table route from local point
     /// `from` (entered in region `region`) to the `k`-th nav node of cluster `c`,
-    /// and returns the region where it ends.
+    /// and returns the region where it ends; `None` if the table's route does
+    /// not join up (only a damaged file can make it so).
     pub(crate) fn walk_leg(
         &self,
         t: &Tables,
@@ -274,7 +305,7 @@ impl HierarchyData {
         k: usize,
         mut region: u32,
         out: &mut Vec<u32>,
-    ) -> u32 {
+    ) -> Option<u32> {
         let points = self.points_of(c);
         let target = {
             let node = &self.nodes[self.nodes_of(c)[k] as usize];
@@ -293,22 +324,24 @@ impl HierarchyData {
                 touches(next as usize, region)
             };
             if !arrived {
-                let Some(p) = points[i].portal else { break };
+                let p = points[i].portal?;
                 let [a, b] = t.portal_regions[p as usize];
                 let (node, into) = if a == region {
                     (2 * p, b)
-                } else {
+                } else if b == region {
                     (2 * p + 1, a)
+                } else {
+                    return None;
                 };
                 out.push(node);
                 region = into;
             }
             if next == LEG_END {
-                break;
+                return (region == target).then_some(region);
             }
             i = next as usize;
         }
-        region
+        None
     }
 
     /// Distances from nav node `n` to the landmarks.

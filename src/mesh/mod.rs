@@ -172,6 +172,28 @@ pub(crate) struct MeshData {
     pub hierarchy: Option<hierarchy::HierarchyData>,
 }
 
+impl MeshData {
+    /// What deriving the tables relies on, checked before they are derived
+    /// from data read from a file: dense indices in order and finite corners.
+    /// Everything else is [`NavMesh::validate`]'s job.
+    pub(crate) fn check_before_tables(&self) -> Result<(), String> {
+        for (i, r) in self.regions.values().enumerate() {
+            if r.index as usize != i || r.vertices.iter().any(|v| !v.is_finite()) {
+                return Err(format!(
+                    "region {i} has index {} or a non-finite corner",
+                    r.index
+                ));
+            }
+        }
+        for (i, p) in self.portals.values().enumerate() {
+            if p.index as usize != i {
+                return Err(format!("portal {i} carries index {}", p.index));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Dense tables derived from [`MeshData`] when a mesh is built or loaded: the
 /// search reads these, never the slot maps.
 #[derive(Debug, Clone)]

@@ -32,7 +32,7 @@ impl NavQuery {
             return false;
         };
         let t = &mesh.tables;
-        if self.cached_designer_corridor(mesh, h, start, goal) {
+        if self.cached_designer_corridor(mesh, h, (start, start_region), (goal, goal_region)) {
             self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
             path.level = SearchLevel::CachedCorridor;
             return true;
@@ -46,6 +46,9 @@ impl NavQuery {
         }
         legs(mesh, h, start_region, start, &mut self.start_legs);
         legs(mesh, h, goal_region, goal, &mut self.goal_legs);
+        if self.start_legs.is_empty() || self.goal_legs.is_empty() {
+            return false; // a cluster without nav points: nothing to stitch
+        }
         self.landmark_goal.clear();
         for i in 0..h.landmarks as usize {
             let d = self
@@ -92,8 +95,8 @@ impl NavQuery {
         &mut self,
         mesh: &NavMesh,
         h: &HierarchyData,
-        start: Vec2,
-        goal: Vec2,
+        (start, start_region): (Vec2, u32),
+        (goal, goal_region): (Vec2, u32),
     ) -> bool {
         let designers = &mesh.data.nav_points;
         let node_at = |p: Vec2| {
@@ -106,7 +109,8 @@ impl NavQuery {
         };
         let Some(e) = mesh.hier.corridors_at(a).iter().find_map(|e| {
             let c = &h.corridors[e.corridor as usize];
-            (c.cluster == u32::MAX && c.ends == [a, b]).then_some(c)
+            (c.cluster == u32::MAX && c.ends == [a, b] && c.regions == [start_region, goal_region])
+                .then_some(c)
         }) else {
             return false;
         };
@@ -117,8 +121,9 @@ impl NavQuery {
 
     /// Concatenates start leg, corridors and goal leg of the L2 path in
     /// `self.l2_nodes` into `self.crossings`. False if the pieces do not join
-    /// up, which validate() rules out for baked and loaded meshes; the caller
-    /// then answers with the flat search rather than a broken path.
+    /// up (a damaged leg table can make it so; the checks on load rule out
+    /// the rest): the caller then answers with the flat search rather than a
+    /// broken path.
     fn stitch(
         &mut self,
         mesh: &NavMesh,
@@ -261,7 +266,7 @@ fn walk_leg_to(
     let leg = legs.iter().find(|l| l.node == node)?;
     let c = h.region_cluster[region as usize];
     let (from, k) = (leg.first_point as usize, leg.k as usize);
-    Some(h.walk_leg(&mesh.tables, c, from, k, region, out))
+    h.walk_leg(&mesh.tables, c, from, k, region, out)
 }
 
 /// Appends the crossings of corridor `e` walked away from nav node `from`.

@@ -85,8 +85,11 @@ impl SearchGraph for NavGraph<'_> {
     }
 
     /// The larger of the straight line and the landmark bound (ALT): for a
-    /// landmark `L`, `d(n, goal) >= |d(L, goal) - d(L, n)|` by the triangle
-    /// inequality. Both are admissible and consistent, so their maximum is too.
+    /// landmark `L`, `d(n, goal) >= d(L, goal) - d(L, n)` by the triangle
+    /// inequality, with `d(L, goal)` taken through the goal legs. (The other
+    /// side, `d(L, n) - d(L, goal)`, is not used: `d(L, n)` is measured
+    /// without the goal node, so it could overestimate.) Both bounds are
+    /// admissible and consistent, so their maximum is too.
     #[inline]
     fn heuristic(&self, node: u32, _: u32) -> f32 {
         let n = node as usize;
@@ -114,12 +117,12 @@ impl SearchGraph for NavGraph<'_> {
         };
         for (dn, dg) in &mut pairs {
             for i in 0..4 {
-                raise(&mut lanes[i], (dg[i] - dn[i]).abs());
+                raise(&mut lanes[i], dg[i] - dn[i]);
             }
         }
         let tail = row.len() / 4 * 4;
         for (&dn, &dg) in row[tail..].iter().zip(&self.landmark_goal[tail..]) {
-            raise(&mut lanes[0], (dg - dn).abs());
+            raise(&mut lanes[0], dg - dn);
         }
         let [a, b, c, d] = lanes;
         let (mut x, y) = (if b > a { b } else { a }, if d > c { d } else { c });

@@ -205,3 +205,38 @@ fn clusters_and_boundary_nav_points_are_consistent() {
         }
     }
 }
+
+/// Hierarchy settings out of range are a typed error, not a clamp or a panic.
+#[test]
+fn bad_hierarchy_settings_are_config_errors() {
+    let level = level("rts_base.json");
+    for config in [
+        BakeConfig {
+            cluster_size: 0,
+            ..BakeConfig::default()
+        },
+        BakeConfig {
+            cluster_size: 1_000_000,
+            ..BakeConfig::default()
+        },
+        BakeConfig {
+            wide_portal: f32::NAN,
+            ..BakeConfig::default()
+        },
+    ] {
+        assert!(
+            matches!(
+                NavMesh::bake(&level, &config),
+                Err(portalnav::BakeError::Config { .. })
+            ),
+            "{config:?}"
+        );
+    }
+    // without corridors they are not used, so not checked
+    let flat = BakeConfig {
+        corridors: false,
+        cluster_size: 0,
+        ..BakeConfig::default()
+    };
+    assert!(NavMesh::bake(&level, &flat).is_ok());
+}
