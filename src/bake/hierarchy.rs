@@ -691,4 +691,34 @@ mod tests {
             }
         }
     }
+
+    /// The landmark table (the generic A* run to exhaustion over L2) agrees
+    /// with petgraph's Dijkstra over the same graph, `NavMesh::nav_graph`.
+    #[test]
+    fn landmark_distances_match_petgraph_dijkstra() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let grid = Grid::from_file(path).expect("bundled map");
+        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        assert!(h.landmarks > 0);
+        let g = mesh.nav_graph();
+        for i in 0..h.landmarks as usize {
+            // the landmark is the node at distance 0 from itself
+            let l = (0..h.nodes.len())
+                .find(|&n| h.landmark_row(n as u32)[i] == 0.0)
+                .expect("landmark node");
+            let oracle =
+                petgraph::algo::dijkstra(&g, petgraph::graph::NodeIndex::new(l), None, |e| {
+                    *e.weight()
+                });
+            for n in 0..h.nodes.len() {
+                let ours = h.landmark_row(n as u32)[i];
+                match oracle.get(&petgraph::graph::NodeIndex::new(n)) {
+                    Some(&d) => assert!((ours - d).abs() <= 1e-3 * d.max(1.0), "{ours} vs {d}"),
+                    None => assert!(ours.is_infinite()),
+                }
+            }
+        }
+    }
 }
