@@ -351,7 +351,7 @@ impl HierarchyData {
         &self.landmark_dist[n as usize * l..(n as usize + 1) * l]
     }
 
-    /// Clusters with no nav point between them are not neighbours.
+    /// True when clusters `a` and `b` share a portal (so nav nodes stand between them).
     pub(crate) fn neighbours(&self, a: u32, b: u32) -> bool {
         self.nodes_of(a).iter().any(|&n| {
             let c = self.nodes[n as usize].clusters;
