@@ -225,7 +225,8 @@ impl Clusters {
     }
 }
 
-fn csr(lists: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
+/// Offsets and concatenation of `lists` (compressed sparse rows).
+fn csr<T: Copy>(lists: &[Vec<T>]) -> (Vec<u32>, Vec<T>) {
     let mut start = Vec::with_capacity(lists.len() + 1);
     let mut flat = Vec::new();
     for l in lists {
@@ -357,16 +358,7 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) -> Resu
                 ),
             });
         }
-        let (region_start, region_points) = {
-            let mut start = Vec::with_capacity(touching.len() + 1);
-            let mut flat = Vec::new();
-            for l in &touching {
-                start.push(flat.len() as u32);
-                flat.extend_from_slice(l);
-            }
-            start.push(flat.len() as u32);
-            (start, flat)
-        };
+        let (region_start, region_points) = csr(&touching);
         let region_of =
             |r: u32| (h.region_cluster[r as usize] == c).then(|| local_region[r as usize] as usize);
         let graph = MidpointGraph {
