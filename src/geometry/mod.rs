@@ -49,7 +49,9 @@ pub fn convex_contains(poly: &[Vec2], p: Vec2, eps: f32) -> bool {
     let mut prev = poly[n - 1];
     for &cur in poly {
         let edge = cur - prev;
-        if edge.perp_dot(p - prev) < -eps * edge.length() {
+        // distance outside the edge's line above eps, without a square root
+        let d = edge.perp_dot(p - prev);
+        if d < 0.0 && d * d > eps * eps * edge.length_squared() {
             return false;
         }
         prev = cur;

@@ -21,6 +21,9 @@ pub(crate) struct Locator {
     /// CSR: regions of cell c are `items[starts[c]..starts[c+1]]`.
     starts: Vec<u32>,
     items: Vec<u32>,
+    /// Bounding box of each region, grown by [`LOCATE_EPS`]: a cheap test
+    /// before the polygon one (thin regions list in many cells).
+    boxes: Vec<Aabb>,
 }
 
 impl Locator {
@@ -42,14 +45,25 @@ impl Locator {
             rows,
             starts: Vec::new(),
             items: Vec::new(),
+            boxes: Vec::new(),
         };
         let cells = (cols * rows) as usize;
         let mut counts = vec![0u32; cells + 1];
-        let ranges: Vec<(u32, u32, u32, u32)> = data
+        loc.boxes = data
             .regions
             .values()
             .map(|r| {
                 let b = Aabb::from_points(&r.vertices);
+                Aabb {
+                    min: b.min - Vec2::splat(LOCATE_EPS),
+                    max: b.max + Vec2::splat(LOCATE_EPS),
+                }
+            })
+            .collect();
+        let ranges: Vec<(u32, u32, u32, u32)> = loc
+            .boxes
+            .iter()
+            .map(|b| {
                 let (x0, y0) = loc.cell_of(b.min);
                 let (x1, y1) = loc.cell_of(b.max);
                 (x0, y0, x1, y1)
@@ -108,6 +122,10 @@ impl Locator {
         let c = (y * self.cols + x) as usize;
         let candidates = &self.items[self.starts[c] as usize..self.starts[c + 1] as usize];
         candidates.iter().copied().find(|&r| {
+            let b = &self.boxes[r as usize];
+            if p.cmplt(b.min).any() || p.cmpgt(b.max).any() {
+                return false;
+            }
             let key = mesh.tables.region_keys[r as usize];
             mesh.data.regions.get(key).is_some_and(|region| {
                 region.vertices.len() >= 3
