@@ -445,11 +445,12 @@ fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
         .map(|&n| point_of_node(&points, &h.nodes[n as usize], c))
         .collect();
     let mut scratch = Vec::new();
-    let mut ends = Vec::new();
     for a in 0..k {
         for b in a + 1..k {
-            let (midpoint_cost, _) = h.leg(c, from[a], b);
-            if !midpoint_cost.is_finite() {
+            // the leg table already holds the pulled length from a's point
+            // (which stands at nav node a) to nav node b
+            let (cost, _) = h.leg(c, from[a], b);
+            if !cost.is_finite() {
                 continue;
             }
             scratch.clear();
@@ -457,9 +458,6 @@ fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
             let Some(end_region) = h.walk_leg(t, c, from[a], b, start_region, &mut scratch) else {
                 continue;
             };
-            let (pa, pb) = (h.nodes[nodes[a] as usize].at, h.nodes[nodes[b] as usize].at);
-            let cost =
-                pulled_cost(t, pa, pb, start_region, &scratch, &mut ends).unwrap_or(midpoint_cost);
             let regions = [start_region, end_region];
             push_corridor(h, [nodes[a], nodes[b]], regions, c, cost, &scratch);
         }

@@ -324,16 +324,8 @@ impl HierarchyData {
                 touches(next as usize, region)
             };
             if !arrived {
-                let p = points[i].portal?;
-                let [a, b] = t.portal_regions[p as usize];
-                let (node, into) = if a == region {
-                    (2 * p, b)
-                } else if b == region {
-                    (2 * p + 1, a)
-                } else {
-                    return None;
-                };
-                out.push(node);
+                let (crossing, into) = t.crossing_out_of(points[i].portal?, region)?;
+                out.push(crossing);
                 region = into;
             }
             if next == LEG_END {

@@ -233,21 +233,21 @@ pub struct NavMesh {
 
 impl NavMesh {
     /// Wraps baked data, deriving the search tables and the point locator.
-    pub(crate) fn from_data(data: MeshData) -> NavMesh {
+    pub(crate) fn from_data(mut data: MeshData) -> NavMesh {
         let tables = Tables::build(&data);
         let locator = Locator::build(&data, tables.bounds);
-        let hier = data.hierarchy.as_ref().map_or_else(Default::default, |h| {
-            hierarchy::HierarchyTables::build(h, &tables.portal_regions, data.nav_points.len())
-        });
-        NavMesh {
+        let hierarchy = data.hierarchy.take();
+        let mut mesh = NavMesh {
             data,
             tables,
             locator,
-            hier,
-        }
+            hier: hierarchy::HierarchyTables::default(),
+        };
+        mesh.set_hierarchy(hierarchy);
+        mesh
     }
 
-    /// Replaces the hierarchy (the bake's last step) and rebuilds its tables.
+    /// Replaces the hierarchy (the bake's last step, or loading) and derives its tables.
     pub(crate) fn set_hierarchy(&mut self, h: Option<hierarchy::HierarchyData>) {
         self.hier = h.as_ref().map_or_else(Default::default, |h| {
             hierarchy::HierarchyTables::build(
@@ -493,6 +493,20 @@ impl Tables {
         }
     }
 
+    /// The crossing node that leaves dense `region` through `portal`, and the
+    /// region it enters; `None` if the portal does not touch the region.
+    #[inline]
+    pub(crate) fn crossing_out_of(&self, portal: u32, region: u32) -> Option<(u32, u32)> {
+        let [a, b] = self.portal_regions[portal as usize];
+        if a == region {
+            Some((2 * portal, b))
+        } else if b == region {
+            Some((2 * portal + 1, a))
+        } else {
+            None
+        }
+    }
+
     /// `[left, right]` of a crossing node as seen by someone making the crossing.
     #[inline]
     pub(crate) fn crossing_ends(&self, crossing: u32) -> [Vec2; 2] {
@@ -510,6 +524,12 @@ impl Tables {
         let r = r as usize;
         &self.region_portals[self.region_start[r] as usize..self.region_start[r + 1] as usize]
     }
+}
+
+/// A list of crossings walked backwards: the same portals in reverse order,
+/// each crossed the other way.
+pub(crate) fn reversed_crossings(crossings: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    crossings.iter().rev().map(|&x| x ^ 1)
 }
 
 /// Peels regions with a single portal until only cycles remain, and labels

@@ -11,9 +11,8 @@
 use glam::Vec2;
 
 use super::{NavQuery, Path, PathStatus, SearchLevel};
-use crate::geometry;
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
-use crate::mesh::NavMesh;
+use crate::mesh::{reversed_crossings, NavMesh};
 use crate::search::{astar, Leg, NavGraph, PortalGraph, SearchOutcome, LEG};
 
 impl NavQuery {
@@ -182,8 +181,7 @@ impl NavQuery {
         if !bridge(mesh, h, last, &mut region, entry, &mut self.crossings) {
             return false;
         }
-        self.crossings
-            .extend(self.leg_buffer.iter().rev().map(|&x| x ^ 1));
+        self.crossings.extend(reversed_crossings(&self.leg_buffer));
         true
     }
 
@@ -208,16 +206,7 @@ impl NavQuery {
         self.nodes.push(graph.start_node());
         self.nodes.extend_from_slice(&self.crossings);
         self.nodes.push(graph.goal_node());
-        self.corridor_without_loops(mesh, &graph);
-        path.waypoints.clear();
-        path.corridor.clear();
-        path.corridor.extend(
-            self.regions
-                .iter()
-                .map(|&r| mesh.tables.region_keys[r as usize]),
-        );
-        geometry::pull(start, goal, &self.portals, &mut path.waypoints);
-        path.finish(PathStatus::Complete);
+        self.path_along_nodes(mesh, &graph, start, goal, PathStatus::Complete, path);
     }
 }
 
@@ -275,7 +264,7 @@ fn append_corridor(h: &HierarchyData, e: &Corridor, from: u32, out: &mut Vec<u32
     if e.ends[0] == from {
         out.extend_from_slice(x);
     } else {
-        out.extend(x.iter().rev().map(|&c| c ^ 1));
+        out.extend(reversed_crossings(x));
     }
 }
 
@@ -295,13 +284,12 @@ fn bridge(
     let NavPointKind::Boundary { portal } = h.nodes[node as usize].kind else {
         return false;
     };
-    let [a, b] = mesh.tables.portal_regions[portal as usize];
-    let crossing = match (*region == a, *region == b) {
-        (true, _) if b == entry => 2 * portal,
-        (_, true) if a == entry => 2 * portal + 1,
-        _ => return false,
-    };
-    out.push(crossing);
-    *region = entry;
-    true
+    match mesh.tables.crossing_out_of(portal, *region) {
+        Some((crossing, into)) if into == entry => {
+            out.push(crossing);
+            *region = entry;
+            true
+        }
+        _ => false,
+    }
 }

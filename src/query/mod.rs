@@ -291,12 +291,31 @@ impl NavQuery {
             }
         };
         self.ctx.path_to(end_node, &mut self.nodes);
-        self.corridor_without_loops(mesh, &graph);
-        path.corridor
-            .extend(self.regions.iter().map(|&r| t.region_keys[r as usize]));
+        self.path_along_nodes(mesh, &graph, start, end, status, path);
+        Ok(())
+    }
+
+    /// Fills `path` from the portal-graph nodes in `self.nodes` (start node,
+    /// crossings, then possibly the goal node): the corridor without loops,
+    /// and the funnel from `start` to `end` across it.
+    fn path_along_nodes(
+        &mut self,
+        mesh: &NavMesh,
+        graph: &PortalGraph<'_>,
+        start: Vec2,
+        end: Vec2,
+        status: PathStatus,
+        path: &mut Path,
+    ) {
+        self.corridor_without_loops(mesh, graph);
+        path.corridor.clear();
+        path.corridor.extend(
+            self.regions
+                .iter()
+                .map(|&r| mesh.tables.region_keys[r as usize]),
+        );
         geometry::pull(start, end, &self.portals, &mut path.waypoints);
         path.finish(status);
-        Ok(())
     }
 
     /// The point on the mesh nearest to `p` within `max_distance` (world

@@ -195,11 +195,8 @@ impl SearchGraph for PortalGraph<'_> {
             if p == came_through {
                 continue;
             }
-            let [a, b] = self.tables.portal_regions[p as usize];
-            let (next, beyond) = if a == region {
-                (2 * p, b)
-            } else {
-                (2 * p + 1, a)
+            let Some((next, beyond)) = self.tables.crossing_out_of(p, region) else {
+                continue;
             };
             if !self.allowed(beyond)
                 || !self
