@@ -556,6 +556,7 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
                     .iter()
                     .copied()
                     .filter(|&x| x < graph.start_node())
+                    .map(|x| graph.crossing_of(x))
                     .collect();
                 push_corridor(h, [a, b], [ra, rb], u32::MAX, cost, &crossings);
             }

@@ -204,7 +204,8 @@ impl NavQuery {
         };
         self.nodes.clear();
         self.nodes.push(graph.start_node());
-        self.nodes.extend_from_slice(&self.crossings);
+        self.nodes
+            .extend(self.crossings.iter().map(|&c| graph.node_of(c)));
         self.nodes.push(graph.goal_node());
         self.path_along_nodes(mesh, &graph, start, goal, PathStatus::Complete, path);
     }

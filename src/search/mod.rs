@@ -29,9 +29,11 @@ pub trait SearchGraph {
     fn node_count(&self) -> usize;
 
     /// Calls `visit(next, step)` for every successor of `node`, where
-    /// `step()` computes the step cost (finite, >= 0) and the successor's
-    /// payload. The search calls `step` only for successors it may still
-    /// improve, so a graph can put costly work there.
+    /// `step()` computes the step cost (finite) and the successor's payload.
+    /// The search calls `step` only for successors not yet expanded, so a
+    /// graph can put costly work there. A step may be negative when the
+    /// heuristic depends on the payload, as long as g + h never falls along
+    /// an edge (the portal graph's cost to a moving crossing point).
     fn expand<F: FnMut(u32, &dyn Fn() -> (f32, Self::Payload))>(
         &self,
         node: u32,
@@ -39,7 +41,8 @@ pub trait SearchGraph {
         visit: F,
     );
 
-    /// A lower bound on the remaining cost from `node`; admissible and consistent.
+    /// A lower bound on the remaining cost from `node` with this payload;
+    /// admissible, and consistent (g + h never falls along an edge).
     fn heuristic(&self, node: u32, payload: Self::Payload) -> f32;
 
     /// True when `node` ends the search.
@@ -237,8 +240,8 @@ pub fn astar<G: SearchGraph>(
         graph.expand(node, payload_here, |next, step| {
             let j = next as usize;
             let seen = ctx.seen[j] == generation;
-            if seen && (ctx.closed[j] == generation || ctx.g[j] <= g_here) {
-                return; // no step (costs are >= 0) can improve it
+            if seen && ctx.closed[j] == generation {
+                return;
             }
             let (step, payload) = step();
             let g = g_here + step;
