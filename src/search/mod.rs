@@ -74,20 +74,37 @@ struct OpenEntry {
 #[derive(Debug, Clone, Default)]
 pub struct SearchContext<P> {
     generation: u32,
-    /// Generation in which the node was last reached; other marks are stale otherwise.
-    seen: Vec<u32>,
-    /// Generation in which the node was expanded.
-    closed: Vec<u32>,
-    g: Vec<f32>,
-    parent: Vec<u32>,
-    /// Per node: index into `pool` of its payload. Payloads live in a pool
-    /// filled in the order nodes are reached, so large payloads are written
-    /// sequentially rather than scattered over a node-sized array.
-    slot: Vec<u32>,
+    /// Per node, one cache line holds everything a relaxation reads.
+    marks: Vec<Mark>,
     pool: Vec<P>,
     heap: BinaryHeap<Reverse<OpenEntry>>,
+    /// Cheapest cost at which a goal node has been reached in this search.
+    incumbent: f32,
     expansions: u32,
 }
+
+/// What the search knows of one node.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    /// Generation in which the node was last reached; other fields are stale otherwise.
+    seen: u32,
+    /// Generation in which the node was expanded.
+    closed: u32,
+    g: f32,
+    parent: u32,
+    /// Index into `pool` of the node's payload. Payloads live in a pool
+    /// filled in the order nodes are reached, so large payloads are written
+    /// sequentially rather than scattered over a node-sized array.
+    slot: u32,
+}
+
+const UNSEEN: Mark = Mark {
+    seen: 0,
+    closed: 0,
+    g: 0.0,
+    parent: NO_PARENT,
+    slot: 0,
+};
 
 /// Marks the parent of a start node.
 const NO_PARENT: u32 = u32::MAX;
@@ -98,33 +115,26 @@ impl<P: Copy + Default> SearchContext<P> {
     pub fn new() -> Self {
         SearchContext {
             generation: 0,
-            seen: Vec::new(),
-            closed: Vec::new(),
-            g: Vec::new(),
-            parent: Vec::new(),
-            slot: Vec::new(),
+            marks: Vec::new(),
             pool: Vec::new(),
             heap: BinaryHeap::new(),
+            incumbent: f32::INFINITY,
             expansions: 0,
         }
     }
 
     fn begin(&mut self, nodes: usize) {
-        if self.seen.len() < nodes {
-            self.seen.resize(nodes, 0);
-            self.closed.resize(nodes, 0);
-            self.g.resize(nodes, 0.0);
-            self.parent.resize(nodes, NO_PARENT);
-            self.slot.resize(nodes, 0);
+        if self.marks.len() < nodes {
+            self.marks.resize(nodes, UNSEEN);
         }
         self.heap.clear();
         self.pool.clear();
         self.expansions = 0;
+        self.incumbent = f32::INFINITY;
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             // after 2^32 searches the stamps wrap: clear them once
-            self.seen.fill(0);
-            self.closed.fill(0);
+            self.marks.fill(UNSEEN);
             self.generation = 1;
         }
     }
@@ -139,13 +149,22 @@ impl<P: Copy + Default> SearchContext<P> {
         parent: u32,
         payload: P,
     ) {
-        let i = node as usize;
-        self.seen[i] = self.generation;
-        self.g[i] = g;
-        self.parent[i] = parent;
-        self.slot[i] = self.pool.len() as u32;
-        self.pool.push(payload);
         let h = graph.heuristic(node, payload);
+        if graph.is_goal(node) {
+            self.incumbent = self.incumbent.min(g);
+        } else if g + h >= self.incumbent {
+            // cannot beat a goal already reached
+            return;
+        }
+        let closed = self.marks[node as usize].closed;
+        self.marks[node as usize] = Mark {
+            seen: self.generation,
+            closed,
+            g,
+            parent,
+            slot: self.pool.len() as u32,
+        };
+        self.pool.push(payload);
         self.heap.push(Reverse(OpenEntry {
             f: OrderedFloat(g + h),
             h: OrderedFloat(h),
@@ -163,35 +182,40 @@ impl<P: Copy + Default> SearchContext<P> {
     /// Cost from the start to `node` in the last search, if it was reached.
     #[must_use]
     pub fn cost(&self, node: u32) -> Option<f32> {
-        let i = node as usize;
-        (i < self.seen.len() && self.seen[i] == self.generation).then(|| self.g[i])
+        self.mark(node).map(|m| m.g)
+    }
+
+    /// The node's mark if it was reached in the last search.
+    #[inline]
+    fn mark(&self, node: u32) -> Option<&Mark> {
+        self.marks
+            .get(node as usize)
+            .filter(|m| m.seen == self.generation)
     }
 
     /// Payload of `node` in the last search, if it was reached.
     #[must_use]
     pub fn payload(&self, node: u32) -> Option<P> {
-        let i = node as usize;
-        (i < self.seen.len() && self.seen[i] == self.generation)
-            .then(|| self.pool[self.slot[i] as usize])
+        self.mark(node).map(|m| self.pool[m.slot as usize])
     }
 
     /// The node `node` was reached from in the last search (`None` for a
     /// start node or a node not reached).
     #[must_use]
     pub fn parent(&self, node: u32) -> Option<u32> {
-        let i = node as usize;
-        (i < self.seen.len() && self.seen[i] == self.generation && self.parent[i] != NO_PARENT)
-            .then(|| self.parent[i])
+        self.mark(node)
+            .filter(|m| m.parent != NO_PARENT)
+            .map(|m| m.parent)
     }
 
     /// Writes the nodes from a start to `node` (inclusive) into `out`.
     pub fn path_to(&self, node: u32, out: &mut Vec<u32>) {
         out.clear();
         let mut n = node;
-        while (n as usize) < self.seen.len() && self.seen[n as usize] == self.generation {
+        while let Some(m) = self.mark(n) {
             out.push(n);
-            let p = self.parent[n as usize];
-            if p == NO_PARENT || out.len() > self.seen.len() {
+            let p = m.parent;
+            if p == NO_PARENT || out.len() > self.marks.len() {
                 break;
             }
             n = p;
@@ -212,7 +236,7 @@ pub fn astar<G: SearchGraph>(
     let generation = ctx.generation;
     for &(node, g, payload) in starts {
         let i = node as usize;
-        if ctx.seen[i] == generation && ctx.g[i] <= g {
+        if ctx.marks[i].seen == generation && ctx.marks[i].g <= g {
             continue;
         }
         ctx.reach(graph, node, g, NO_PARENT, payload);
@@ -221,7 +245,8 @@ pub fn astar<G: SearchGraph>(
     while let Some(Reverse(entry)) = ctx.heap.pop() {
         let node = entry.node;
         let i = node as usize;
-        if ctx.closed[i] == generation || entry.g.0 > ctx.g[i] {
+        let m = ctx.marks[i];
+        if m.closed == generation || entry.g.0 > m.g {
             continue; // expanded already, or a stale entry of a node reached more cheaply since
         }
         if graph.is_goal(node) {
@@ -230,22 +255,23 @@ pub fn astar<G: SearchGraph>(
         if ctx.expansions >= budget {
             return SearchOutcome::OutOfBudget(best.map_or(node, |b| b.1));
         }
-        ctx.closed[i] = generation;
+        ctx.marks[i].closed = generation;
         ctx.expansions += 1;
         if best.is_none_or(|b| entry.h.0 < b.0) {
             best = Some((entry.h.0, node));
         }
-        let g_here = ctx.g[i];
-        let payload_here = ctx.pool[ctx.slot[i] as usize];
+        let g_here = m.g;
+        let payload_here = ctx.pool[m.slot as usize];
         graph.expand(node, payload_here, |next, step| {
             let j = next as usize;
-            let seen = ctx.seen[j] == generation;
-            if seen && ctx.closed[j] == generation {
+            let m = ctx.marks[j];
+            let seen = m.seen == generation;
+            if seen && m.closed == generation {
                 return;
             }
             let (step, payload) = step();
             let g = g_here + step;
-            if seen && ctx.g[j] <= g {
+            if seen && m.g <= g {
                 return;
             }
             ctx.reach(graph, next, g, node, payload);
