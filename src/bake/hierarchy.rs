@@ -485,7 +485,7 @@ fn pulled_cost(
     }
     let mut length = 0.0;
     let mut prev = a;
-    geometry::pull_corners(a, b, ends, |p, _| {
+    geometry::pull_corners(a, b, ends, |p| {
         length += prev.distance(p);
         prev = p;
     });

@@ -3,7 +3,9 @@
 
 mod funnel;
 
-pub use funnel::{pull, pull_corners};
+#[cfg(test)]
+pub(crate) use funnel::testing;
+pub use funnel::{pull, pull_corners, Deque};
 
 use glam::{DVec2, Vec2};
 

@@ -30,7 +30,7 @@
 use glam::Vec2;
 
 use super::SearchGraph;
-use crate::geometry::{narrow_edge_on, orient, taut_point_on_segment};
+use crate::geometry::{orient, taut_point_on_segment, Deque};
 use crate::mesh::Tables;
 
 /// Offset of the start node after the `2 * portal_count` crossing nodes.
@@ -118,160 +118,37 @@ fn slot(apex: Vec2) -> u32 {
 const CHAIN: usize = 8;
 
 /// The search state carried by a crossing node (see the module docs): a
-/// funnel in the classic deque form.
-///
-/// The apex is the last corner every path through the corridor so far must
-/// wrap, with the exact cost to it; the left and right chains are the taut
-/// paths from the apex to the two ends of the portal just crossed (convex,
-/// apex excluded; an empty chain means that end is the apex).
+/// funnel ([`Deque`]) with the exact cost to its apex, and the crossing
+/// point `at` toward the goal with the cost to it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Funnel {
     /// Where the taut string from the apex to the goal crosses this portal.
     pub at: Vec2,
     /// Cost from the start to `at`: the taut path through the funnel.
     cost: f32,
-    apex: Vec2,
     apex_cost: f32,
-    /// Chain lengths: `left[..nl]`, `right[..nr]`.
-    nl: u8,
-    nr: u8,
-    left: [Vec2; CHAIN],
-    right: [Vec2; CHAIN],
-}
-
-/// Which side of the funnel a chain is on; `sign` turns the left side's
-/// orientation tests into the right side's.
-#[derive(Clone, Copy)]
-enum Side {
-    Left,
-    Right,
-}
-
-impl Side {
-    /// Positive when `c` lies outward of `a -> b` on this side (left of it
-    /// for the left chain).
-    #[inline]
-    fn outward(self, a: Vec2, b: Vec2, c: Vec2) -> f32 {
-        match self {
-            Side::Left => orient(a, b, c),
-            Side::Right => -orient(a, b, c),
-        }
-    }
-
-    /// `c` lies outward of the line `a -> b` by more than rounding (about
-    /// 1e-6 of the coordinates' size): a crossing point computed on a portal
-    /// that the apex stands on must not wrap `b` and come back.
-    #[inline]
-    fn clearly_outward(self, a: Vec2, b: Vec2, c: Vec2) -> bool {
-        let l1 = |v: Vec2| v.x.abs() + v.y.abs();
-        self.outward(a, b, c) > 1e-6 * l1(b - a) * (l1(a) + l1(b) + l1(c))
-    }
-
-    fn other(self) -> Side {
-        match self {
-            Side::Left => Side::Right,
-            Side::Right => Side::Left,
-        }
-    }
+    deque: Deque<CHAIN>,
 }
 
 impl Funnel {
     pub(crate) fn start(p: Vec2) -> Funnel {
         Funnel {
             at: p,
-            apex: p,
+            deque: Deque::new(p),
             ..Funnel::default()
         }
     }
 
+    /// Length of the taut path from the apex to `p` through the funnel.
     #[inline]
-    fn chain(&self, side: Side) -> &[Vec2] {
-        match side {
-            Side::Left => &self.left[..self.nl as usize],
-            Side::Right => &self.right[..self.nr as usize],
-        }
-    }
-
-    #[inline]
-    fn chain_mut(&mut self, side: Side) -> (&mut [Vec2; CHAIN], &mut u8) {
-        match side {
-            Side::Left => (&mut self.left, &mut self.nl),
-            Side::Right => (&mut self.right, &mut self.nr),
-        }
-    }
-
-    /// The end of the portal on `side` (the apex when its chain is empty).
-    #[inline]
-    fn end(&self, side: Side) -> Vec2 {
-        self.chain(side).last().copied().unwrap_or(self.apex)
-    }
-
-    /// Moves the end of `side` to `p`, keeping the chain taut. When `p` lies
-    /// across the other side's chain, the corners of that chain it passes
-    /// become certain: the apex moves over them, charged at `rate`.
-    #[inline]
-    fn narrow(&mut self, side: Side, p: Vec2, rate: f32) {
-        // drop the corners `p` is seen past from the corner before them
-        let apex = self.apex;
-        let (chain, n) = self.chain_mut(side);
-        while *n > 0 {
-            let k = *n as usize;
-            let base = if k >= 2 { chain[k - 2] } else { apex };
-            if side.clearly_outward(base, chain[k - 1], p) {
-                break; // `p` lies outward of the last edge: it wraps that corner
-            }
-            *n -= 1;
-        }
-        if *n == 0 && p != apex {
-            // seen from the apex: has it crossed the other side?
-            let other = side.other();
-            let theirs = self.chain(other);
-            let (mut moved, mut from, mut run) = (0usize, apex, 0.0);
-            while moved < theirs.len() && other.outward(from, theirs[moved], p) >= 0.0 {
-                run += from.distance(theirs[moved]);
-                from = theirs[moved];
-                moved += 1;
-            }
-            if moved > 0 {
-                self.apex = from;
-                self.apex_cost += run * rate;
-                let (chain, n) = self.chain_mut(other);
-                chain.copy_within(moved..*n as usize, 0);
-                *n -= moved as u8;
-            }
-        }
-        let apex = self.apex;
-        let (chain, n) = self.chain_mut(side);
-        if *n as usize == CHAIN {
-            chain.copy_within(1.., 0);
-            *n -= 1;
-        }
-        if apex != p {
-            chain[*n as usize] = p;
-            *n += 1;
-        }
-    }
-
-    /// The taut path from the apex to `p` (a point on or beyond the portal)
-    /// inside the funnel: its length and its last corner before `p`.
-    #[inline]
-    fn taut_to(&self, p: Vec2) -> (f32, Vec2) {
-        for side in [Side::Left, Side::Right] {
-            let chain = self.chain(side);
-            if chain
-                .first()
-                .is_some_and(|&c| side.clearly_outward(self.apex, c, p))
-            {
-                let mut run = self.apex.distance(chain[0]);
-                let mut k = 0;
-                while k + 1 < chain.len() && side.clearly_outward(chain[k], chain[k + 1], p) {
-                    run += chain[k].distance(chain[k + 1]);
-                    k += 1;
-                }
-                return (run, chain[k]);
-            }
-        }
-        (0.0, self.apex)
+    fn taut_length(&self, p: Vec2) -> f32 {
+        let mut from = self.deque.apex();
+        let mut run = 0.0;
+        let last = self.deque.taut_to(p, |c| {
+            run += from.distance(c);
+            from = c;
+        });
+        run + last.distance(p)
     }
 
     /// The state after making `crossing` (or reaching the goal, for `None`),
@@ -291,14 +168,18 @@ impl Funnel {
         }
     }
 
-    /// The state after crossing the portal `[l, r]` (see [`Funnel::cross`]).
+    /// The state after crossing the portal `ends` (see [`Funnel::cross`]).
     #[inline]
     fn through(&self, ends: [Vec2; 2], goal: Vec2, rate: f32) -> Funnel {
         let mut next = *self;
-        let [l, r] = narrow_edge_on(next.apex, ends);
-        next.narrow(Side::Right, r, rate);
-        next.narrow(Side::Left, l, rate);
-        let (l, r) = (next.end(Side::Left), next.end(Side::Right));
+        let mut from = next.deque.apex();
+        let mut run = 0.0;
+        next.deque.add(ends, |c| {
+            run += from.distance(c);
+            from = c;
+        });
+        next.apex_cost += run * rate;
+        let [l, r] = next.deque.ends();
         next.at = if l == r {
             l
         } else {
@@ -313,11 +194,10 @@ impl Funnel {
                 let d = pr - pl;
                 goal - d.perp() * (2.0 * beyond / d.length_squared())
             };
-            let (_, pivot) = next.taut_to(target);
+            let pivot = next.deque.taut_to(target, |_| {});
             taut_point_on_segment(l, r, pivot, goal)
         };
-        let (run, last) = next.taut_to(next.at);
-        next.cost = next.apex_cost + (run + last.distance(next.at)) * rate;
+        next.cost = next.apex_cost + next.taut_length(next.at) * rate;
         next
     }
 
@@ -325,9 +205,8 @@ impl Funnel {
     #[inline]
     fn reach_goal(&self, goal: Vec2, rate: f32) -> Funnel {
         let mut next = *self;
-        let (run, last) = next.taut_to(goal);
         next.at = goal;
-        next.cost = next.apex_cost + (run + last.distance(goal)) * rate;
+        next.cost = next.apex_cost + next.taut_length(goal) * rate;
         next
     }
 }
@@ -377,7 +256,7 @@ impl SearchGraph for PortalGraph<'_> {
                 continue;
             }
             let (cost, to) = step(Some(next));
-            visit(next * SLOTS + slot(to.apex), &|| (cost, to));
+            visit(next * SLOTS + slot(to.deque.apex()), &|| (cost, to));
         }
     }
 
@@ -462,34 +341,11 @@ mod tests {
             bottom in proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..20),
             ay in -2.0f32..2.0,
             by in -2.0f32..2.0,
+            wave in 0.0f32..8.0,
         ) {
-            let mut xs = (0.0f32, 0.0f32);
-            let t: Vec<Vec2> = top.iter().map(|&(dx, dy)| { xs.0 += dx; vec2(xs.0, 5.0 + dy) }).collect();
-            let u: Vec<Vec2> = bottom.iter().map(|&(dx, dy)| { xs.1 += dx; vec2(xs.1, -5.0 + dy) }).collect();
-            // merge the two chains by x into a strip of portals [top, bottom]
-            let (mut i, mut j) = (0, 0);
-            let mut portals = vec![[t[0], u[0]]];
-            while i + 1 < t.len() || j + 1 < u.len() {
-                if j + 1 >= u.len() || (i + 1 < t.len() && t[i + 1].x < u[j + 1].x) {
-                    i += 1;
-                } else {
-                    j += 1;
-                }
-                portals.push([t[i], u[j]]);
-            }
-            let a = vec2(t[0].x.min(u[0].x) - 1.0, ay);
-            let end = t.last().unwrap().x.max(u.last().unwrap().x) + 1.0;
-            let b = vec2(end, by);
-            // only strips that move forward: each new vertex lies beyond the
-            // portal before it, so the triangles do not fold over
-            // and that start before the first portal and end beyond the last
-            let beyond = |[l, r]: [Vec2; 2], p: Vec2| crate::geometry::orient(l, r, p) > 0.0;
-            let valid = portals.windows(2).all(|w| {
-                let new = if w[0][0] == w[1][0] { w[1][1] } else { w[1][0] };
-                beyond(w[0], new)
-            }) && !beyond(portals[0], a)
-                && beyond(*portals.last().unwrap(), b);
-            proptest::prop_assume!(valid);
+            let strip = crate::geometry::testing::strip(&top, &bottom, ay, by, wave);
+            proptest::prop_assume!(strip.is_some());
+            let (a, b, portals) = strip.unwrap();
             proptest::prop_assert_eq!(check_exact(a, b, &portals), Ok(()));
         }
 
