@@ -20,7 +20,8 @@ use crate::geometry;
 use crate::level::NavPoint;
 use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
-    Corridor, HierarchyData, HierarchyStats, LegPoint, NavNode, NavPointKind, LEG_END,
+    Corridor, HierarchyData, HierarchyStats, L2Hop, LegPoint, NavNode, NavPointKind, LEG_END,
+    MAX_TABLE_NODES,
 };
 use crate::mesh::{NavMesh, Tables};
 use crate::search::{
@@ -94,6 +95,7 @@ pub(crate) fn build(
         leg_next: Vec::new(),
         landmarks: 0,
         landmark_dist: Vec::new(),
+        l2_table: Vec::new(),
         stats: HierarchyStats::default(),
     };
     build_leg_tables(t, &mut h, wide_portal)?;
@@ -102,6 +104,7 @@ pub(crate) fn build(
     }
     designer_corridors(t, &mut h);
     landmarks(t, &mut h, LANDMARKS);
+    l2_table(t, &mut h);
 
     h.stats = HierarchyStats {
         clusters,
@@ -564,6 +567,49 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
     }
 }
 
+/// Fills the all-pairs L2 table for graphs of at most [`MAX_TABLE_NODES`]
+/// nav nodes: one Dijkstra (the generic A*, no goal) from each node over the
+/// whole L2 graph.
+fn l2_table(t: &Tables, h: &mut HierarchyData) {
+    let n = h.nodes.len();
+    if n == 0 || n > MAX_TABLE_NODES {
+        return;
+    }
+    let ht = HierarchyTables::build(h, &t.portal_regions, 0);
+    let mut table = Vec::with_capacity(n * n);
+    let mut ctx = SearchContext::new();
+    for a in 0..n as u32 {
+        let graph = NavGraph {
+            h,
+            ht: &ht,
+            start_legs: &[],
+            goal_legs: &[],
+            start: Vec2::ZERO,
+            goal: Vec2::ZERO,
+            heuristic_scale: 0.0,
+            start_cluster: u32::MAX,
+            alternate: false,
+            landmark_goal: &[],
+        };
+        astar(&graph, &mut ctx, &[(a, 0.0, LEG)], u32::MAX);
+        table.extend((0..n as u32).map(|b| match ctx.cost(b) {
+            Some(dist) if b != a => L2Hop {
+                dist,
+                via: ctx.payload(b).unwrap_or(LEG),
+            },
+            Some(_) => L2Hop {
+                dist: 0.0,
+                via: LEG,
+            },
+            None => L2Hop {
+                dist: f32::INFINITY,
+                via: LEG,
+            },
+        }));
+    }
+    h.l2_table = table;
+}
+
 /// Landmarks of the L2 heuristic: more tighten it, each costs 4 bytes per nav node.
 const LANDMARKS: u32 = 16;
 
@@ -711,5 +757,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The all-pairs table agrees with petgraph's Dijkstra from every nav
+    /// node, and the route it encodes costs what it says.
+    #[test]
+    fn all_pairs_table_matches_petgraph_dijkstra() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let grid = Grid::from_file(path).expect("bundled map");
+        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        let n = h.nodes.len();
+        assert_eq!(h.l2_table.len(), n * n, "a small graph gets its table");
+        let g = mesh.nav_graph();
+        let mut route = Vec::new();
+        let mut routed = 0;
+        for a in 0..n {
+            let oracle =
+                petgraph::algo::dijkstra(&g, petgraph::graph::NodeIndex::new(a), None, |e| {
+                    *e.weight()
+                });
+            for b in 0..n {
+                let ours = h.l2_table[a * n + b].dist;
+                let Some(&d) = oracle.get(&petgraph::graph::NodeIndex::new(b)) else {
+                    assert!(ours.is_infinite());
+                    continue;
+                };
+                assert!(
+                    (ours - d).abs() <= 1e-3 * d.max(1.0),
+                    "{a} -> {b}: {ours} vs {d}"
+                );
+                assert!(h.tabled_route(a as u32, b as u32, &mut route));
+                let cost: f32 = route
+                    .iter()
+                    .map(|&(_, c)| h.corridors[c as usize].cost)
+                    .sum();
+                assert!((cost - ours).abs() <= 1e-3 * ours.max(1.0));
+                routed += usize::from(route.len() > 1);
+            }
+        }
+        assert!(routed > n, "routes of several corridors were checked");
     }
 }

@@ -19,7 +19,7 @@ use crate::mesh::{MeshData, NavMesh};
 
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.
@@ -167,7 +167,8 @@ mod tests {
         let good = encode(&mesh.data).unwrap();
         assert!(NavMesh::from_bytes(&good).is_ok());
         type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
-        let breakages: [(&str, Breakage); 11] = [
+        assert!(!h.l2_table.is_empty(), "the all-pairs table is checked too");
+        let breakages: [(&str, Breakage); 14] = [
             ("corridor end", |h| h.corridors[0].ends[1] = 9999),
             ("corridor span", |h| h.corridors[0].len += 1_000_000),
             ("crossing", |h| {
@@ -190,6 +191,11 @@ mod tests {
             }),
             ("corridors out of place", |h| h.corridors[1].first += 1),
             ("node side", |h| h.nodes[0].regions.swap(0, 1)),
+            ("all-pairs table length", |h| {
+                h.l2_table.pop();
+            }),
+            ("all-pairs corridor", |h| h.l2_table[1].via = 9999),
+            ("all-pairs distance", |h| h.l2_table[0].dist = f32::NAN),
         ];
         // a portal index out of range would send the derived tables out of bounds
         let mut data = mesh.data.clone();

@@ -28,6 +28,19 @@ pub(crate) const LEG_END: u16 = u16::MAX;
 /// Most landmarks a hierarchy may carry (the bake uses 16).
 pub(crate) const MAX_LANDMARKS: usize = 64;
 
+/// Most nav nodes for which the bake stores the all-pairs L2 table
+/// ([`HierarchyData::l2_table`]): 8 bytes per pair, so at most 2 MB.
+pub(crate) const MAX_TABLE_NODES: usize = 512;
+
+/// One entry of the all-pairs L2 table: the L2 distance from the row's nav
+/// node, and the corridor the shortest route arrives by (`u32::MAX` at the
+/// row's own node and where nothing is reachable).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct L2Hop {
+    pub dist: f32,
+    pub via: u32,
+}
+
 /// What a nav point stands on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NavPointKind {
@@ -121,6 +134,11 @@ pub(crate) struct HierarchyData {
     /// across components).
     pub landmarks: u32,
     pub landmark_dist: Vec<f32>,
+    /// All-pairs L2 shortest routes, for graphs of at most
+    /// [`MAX_TABLE_NODES`] nav nodes (empty otherwise): `l2_table[a * n + b]`
+    /// is the route from node `a` to node `b`. A query with a table looks
+    /// its route up instead of searching L2.
+    pub l2_table: Vec<L2Hop>,
     pub stats: HierarchyStats,
 }
 
@@ -226,6 +244,7 @@ impl HierarchyData {
         {
             return Err("landmark table does not match the nav nodes".to_string());
         }
+        self.check_l2_table()?;
         let mut next_first = 0u32;
         for (i, e) in self.corridors.iter().enumerate() {
             let end_ok = |s: usize| {
@@ -334,6 +353,66 @@ impl HierarchyData {
             i = next as usize;
         }
         None
+    }
+
+    /// The all-pairs table is empty or `n * n` entries, each arriving by a
+    /// corridor that ends at its node; the routes it encodes are walked with
+    /// a step limit, so cycles in a crafted file cannot hang a query.
+    fn check_l2_table(&self) -> Result<(), String> {
+        let n = self.nodes.len();
+        if self.l2_table.is_empty() {
+            return Ok(());
+        }
+        if n > MAX_TABLE_NODES || self.l2_table.len() != n * n {
+            return Err("all-pairs L2 table does not match the nav nodes".to_string());
+        }
+        for (i, hop) in self.l2_table.iter().enumerate() {
+            let (a, b) = (i / n, i % n);
+            let ok = if hop.via == u32::MAX {
+                (a == b && hop.dist == 0.0) || (a != b && hop.dist == f32::INFINITY)
+            } else {
+                a != b
+                    && hop.dist.is_finite()
+                    && hop.dist >= 0.0
+                    && self
+                        .corridors
+                        .get(hop.via as usize)
+                        .is_some_and(|c| c.ends.contains(&(b as u32)))
+            };
+            if !ok {
+                return Err(format!("all-pairs L2 table entry {a} -> {b} is broken"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes to `out` the corridors of the tabled shortest route from nav
+    /// node `a` to `b`, in order, with the node each one arrives at. False
+    /// when there is no table entry or the route does not lead back to `a`
+    /// within `n` steps.
+    pub(crate) fn tabled_route(&self, a: u32, b: u32, out: &mut Vec<(u32, u32)>) -> bool {
+        out.clear();
+        let n = self.nodes.len();
+        let mut at = b;
+        while at != a {
+            let Some(hop) = self.l2_table.get(a as usize * n + at as usize) else {
+                return false;
+            };
+            let Some(c) = self.corridors.get(hop.via as usize) else {
+                return false;
+            };
+            if out.len() >= n {
+                return false;
+            }
+            out.push((at, hop.via));
+            at = if c.ends[1] == at {
+                c.ends[0]
+            } else {
+                c.ends[1]
+            };
+        }
+        out.reverse();
+        true
     }
 
     /// Distances from nav node `n` to the landmarks.

@@ -30,7 +30,6 @@ impl NavQuery {
         let Some(h) = mesh.data.hierarchy.as_ref() else {
             return false;
         };
-        let t = &mesh.tables;
         if self.cached_designer_corridor(mesh, h, (start, start_region), (goal, goal_region)) {
             self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
             path.level = SearchLevel::CachedCorridor;
@@ -48,6 +47,31 @@ impl NavQuery {
         if self.start_legs.is_empty() || self.goal_legs.is_empty() {
             return false; // a cluster without nav points: nothing to stitch
         }
+        let routed = if h.l2_table.is_empty() {
+            self.l2_route_by_search(mesh, h, (start, cs), goal)
+        } else {
+            self.l2_route_from_table(h)
+        };
+        if !routed {
+            return false; // out of budget or disconnected inside a cluster: the flat search decides
+        }
+        if !self.stitch(mesh, h, start_region, goal_region) {
+            return false;
+        }
+        self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
+        path.level = SearchLevel::NavPoints;
+        true
+    }
+
+    /// The L2 route by the generic A* over nav nodes (landmark heuristic),
+    /// into `self.l2_route`.
+    fn l2_route_by_search(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        (start, start_cluster): (Vec2, u32),
+        goal: Vec2,
+    ) -> bool {
         self.landmark_goal.clear();
         for i in 0..h.landmarks as usize {
             let d = self
@@ -65,8 +89,8 @@ impl NavQuery {
             goal_legs: &self.goal_legs,
             start,
             goal,
-            heuristic_scale: t.min_cost,
-            start_cluster: cs,
+            heuristic_scale: mesh.tables.min_cost,
+            start_cluster,
             alternate: true,
         };
         let outcome = astar(
@@ -77,14 +101,41 @@ impl NavQuery {
         );
         self.last_expansions += self.l2.expansions();
         let SearchOutcome::Found(end) = outcome else {
-            return false; // out of budget or disconnected inside a cluster: the flat search decides
+            return false;
         };
         self.l2.path_to(end, &mut self.l2_nodes);
-        if !self.stitch(mesh, h, start_region, goal_region) {
+        self.l2_route.clear();
+        if self.l2_nodes.len() < 3 {
             return false;
         }
-        self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
-        path.level = SearchLevel::NavPoints;
+        for &n in &self.l2_nodes[1..self.l2_nodes.len() - 1] {
+            let via = self.l2.payload(n).unwrap_or(LEG);
+            self.l2_route.push((n, via));
+        }
+        true
+    }
+
+    /// The L2 route from the all-pairs table: the cheapest start leg + tabled
+    /// route + goal leg over every pair of legs, into `self.l2_route`.
+    fn l2_route_from_table(&mut self, h: &HierarchyData) -> bool {
+        let n = h.nodes.len();
+        let mut best: Option<(f32, u32, u32)> = None;
+        for s in &self.start_legs {
+            let row = &h.l2_table[s.node as usize * n..(s.node as usize + 1) * n];
+            for g in &self.goal_legs {
+                let d = s.cost + row[g.node as usize].dist + g.cost;
+                if d < best.map_or(f32::INFINITY, |b| b.0) {
+                    best = Some((d, s.node, g.node));
+                }
+            }
+        }
+        let Some((_, a, b)) = best else {
+            return false;
+        };
+        if !h.tabled_route(a, b, &mut self.l2_route) {
+            return false;
+        }
+        self.l2_route.insert(0, (a, LEG));
         true
     }
 
@@ -118,8 +169,8 @@ impl NavQuery {
         true
     }
 
-    /// Concatenates start leg, corridors and goal leg of the L2 path in
-    /// `self.l2_nodes` into `self.crossings`. False if the pieces do not join
+    /// Concatenates start leg, corridors and goal leg of the L2 route in
+    /// `self.l2_route` into `self.crossings`. False if the pieces do not join
     /// up (a damaged leg table can make it so; the checks on load rule out
     /// the rest): the caller then answers with the flat search rather than a
     /// broken path.
@@ -131,27 +182,22 @@ impl NavQuery {
         goal_region: u32,
     ) -> bool {
         self.crossings.clear();
-        let nodes = &self.l2_nodes;
-        if nodes.len() < 3 {
+        let Some(&(first, _)) = self.l2_route.first() else {
             return false;
-        }
+        };
         let Some(mut region) = walk_leg_to(
             mesh,
             h,
             &self.start_legs,
-            nodes[1],
+            first,
             start_region,
             &mut self.crossings,
         ) else {
             return false;
         };
-        for w in nodes[1..nodes.len() - 1].windows(2) {
-            let (from, to) = (w[0], w[1]);
-            let Some(e) = self
-                .l2
-                .payload(to)
-                .and_then(|e| h.corridors.get(e as usize))
-            else {
+        for w in self.l2_route.windows(2) {
+            let (from, (_, via)) = (w[0].0, w[1]);
+            let Some(e) = h.corridors.get(via as usize) else {
                 return false;
             };
             let (entry, exit) = if e.ends[0] == from {
@@ -166,7 +212,9 @@ impl NavQuery {
             region = exit;
         }
         // goal leg: walked from the goal towards the last node, then reversed
-        let last = nodes[nodes.len() - 2];
+        let Some(&(last, _)) = self.l2_route.last() else {
+            return false;
+        };
         self.leg_buffer.clear();
         let Some(entry) = walk_leg_to(
             mesh,

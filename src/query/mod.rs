@@ -143,6 +143,9 @@ pub struct NavQuery {
     /// L2 search scratch: payload is the corridor a nav node was reached by.
     l2: SearchContext<u32>,
     l2_nodes: Vec<u32>,
+    /// The L2 route: nav nodes from the first to the last, each with the
+    /// corridor it is reached by (the first by its leg).
+    l2_route: Vec<(u32, u32)>,
     start_legs: Vec<Leg>,
     goal_legs: Vec<Leg>,
     /// Crossings of a stitched corridor, and a leg walked backwards.
@@ -174,6 +177,7 @@ impl NavQuery {
             use_hierarchy: true,
             l2: SearchContext::new(),
             l2_nodes: Vec::new(),
+            l2_route: Vec::new(),
             start_legs: Vec::new(),
             goal_legs: Vec::new(),
             crossings: Vec::new(),

@@ -105,7 +105,8 @@ impl SearchGraph for NavGraph<'_> {
         // A landmark in another component is infinitely far from both the
         // node and the goal (both are in the start's component): its bound is
         // NaN, which the comparisons below ignore. Four lanes let the loop vectorise.
-        let row = self.h.landmark_row(node);
+        // no landmark distances to the goal (the bake's searches): no bound
+        let row = &self.h.landmark_row(node)[..self.landmark_goal.len()];
         let mut lanes = [euclid; 4];
         let mut pairs = row.chunks_exact(4).zip(self.landmark_goal.chunks_exact(4));
         // `if b > lane` rather than `f32::max`: a NaN compares false, and the
