@@ -151,6 +151,15 @@ pub struct NavQuery {
     /// Crossings of a stitched corridor, and a leg walked backwards.
     crossings: Vec<u32>,
     leg_buffer: Vec<u32>,
+    /// Portal ends of a leg being pulled taut; per leg, what it counts as
+    /// while choosing the route and whether it has been pulled.
+    leg_ends: Vec<[Vec2; 2]>,
+    start_guess: Vec<f32>,
+    goal_guess: Vec<f32>,
+    start_pulled: Vec<bool>,
+    goal_pulled: Vec<bool>,
+    /// Per start leg: the cheapest table distance + goal leg, and that goal leg.
+    partner: Vec<(f32, u32)>,
     landmark_goal: Vec<f32>,
     last_expansions: u32,
 }
@@ -182,6 +191,12 @@ impl NavQuery {
             goal_legs: Vec::new(),
             crossings: Vec::new(),
             leg_buffer: Vec::new(),
+            leg_ends: Vec::new(),
+            start_guess: Vec::new(),
+            goal_guess: Vec::new(),
+            start_pulled: Vec::new(),
+            goal_pulled: Vec::new(),
+            partner: Vec::new(),
             landmark_goal: Vec::new(),
             last_expansions: 0,
         }
