@@ -150,22 +150,23 @@ impl NavQuery {
         (goal, goal_region): (Vec2, u32),
     ) -> bool {
         let rate = mesh.tables.min_cost;
-        for (legs, p, guess, pulled) in [
+        for (legs, (p, region), guess, pulled) in [
             (
                 &self.start_legs,
-                start,
+                (start, start_region),
                 &mut self.start_guess,
                 &mut self.start_pulled,
             ),
             (
                 &self.goal_legs,
-                goal,
+                (goal, goal_region),
                 &mut self.goal_guess,
                 &mut self.goal_pulled,
             ),
         ] {
             guess.clear();
-            guess.extend(legs.iter().map(|l| optimistic(l, p, h, rate)));
+            let c = h.region_cluster[region as usize];
+            guess.extend(legs.iter().map(|l| optimistic(l, p, h, c, rate)));
             // a leg estimated at its straight line has nothing to gain
             pulled.clear();
             pulled.extend(legs.iter().zip(guess.iter()).map(|(l, &g)| l.cost <= g));
@@ -409,9 +410,10 @@ const PULL_GAIN: f32 = 0.10;
 /// What a leg not yet pulled taut counts as when choosing the L2 route: its
 /// estimate less [`PULL_GAIN`], but never less than the straight line (times
 /// the cheapest rate).
-fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
+fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, c: u32, rate: f32) -> f32 {
     let straight = p.distance(h.nodes[leg.node as usize].at) * rate;
-    if leg.cost <= straight * (1.0 + STRAIGHT_ENOUGH) {
+    let first_hop = p.distance(h.points_of(c)[leg.first_point as usize].at);
+    if leg.cost <= straight * (1.0 + STRAIGHT_ENOUGH) || first_hop <= SHORT_HOP {
         return leg.cost;
     }
     (leg.cost * (1.0 - PULL_GAIN)).max(straight).min(leg.cost)
@@ -420,6 +422,11 @@ fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
 /// A leg estimated within this fraction of its straight line is taken as
 /// it is: pulling it could gain little.
 const STRAIGHT_ENOUGH: f32 = 0.01;
+
+/// A leg whose first straight hop (to a point on its region's boundary) is
+/// at most this long, world units, is taken as it is: its detour at that
+/// point is small.
+const SHORT_HOP: f32 = 16.0;
 
 /// The goal leg that makes the cheapest route from start leg `s`: its table
 /// distance plus the goal leg's `cost`, and its index (`u32::MAX` if none).

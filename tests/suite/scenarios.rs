@@ -113,7 +113,10 @@ fn run_suite() {
     for o in &over_optimum {
         eprintln!("  {o}");
     }
-    assert!(over_optimum.is_empty(), "no path is longer than the octile optimum");
+    assert!(
+        over_optimum.is_empty(),
+        "no path is longer than the octile optimum"
+    );
 }
 
 /// Regression: Aurora's start (659.5, 165.5) lies exactly on a portal; the
