@@ -579,18 +579,7 @@ fn l2_table(t: &Tables, h: &mut HierarchyData) {
     let mut table = Vec::with_capacity(n * n);
     let mut ctx = SearchContext::new();
     for a in 0..n as u32 {
-        let graph = NavGraph {
-            h,
-            ht: &ht,
-            start_legs: &[],
-            goal_legs: &[],
-            start: Vec2::ZERO,
-            goal: Vec2::ZERO,
-            heuristic_scale: 0.0,
-            start_cluster: u32::MAX,
-            alternate: false,
-            landmark_goal: &[],
-        };
+        let graph = NavGraph::whole(h, &ht);
         astar(&graph, &mut ctx, &[(a, 0.0, LEG)], u32::MAX);
         table.extend((0..n as u32).map(|b| match ctx.cost(b) {
             Some(dist) if b != a => L2Hop {
@@ -636,18 +625,7 @@ fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
     let mut ctx = SearchContext::new();
     let mut next = 0u32;
     for i in 0..count as usize {
-        let graph = NavGraph {
-            h,
-            ht: &ht,
-            start_legs: &[],
-            goal_legs: &[],
-            start: Vec2::ZERO,
-            goal: Vec2::ZERO,
-            heuristic_scale: 0.0,
-            start_cluster: u32::MAX,
-            alternate: false,
-            landmark_goal: &[],
-        };
+        let graph = NavGraph::whole(h, &ht);
         // the heuristic reads landmark rows, which are not filled yet: none
         astar(&graph, &mut ctx, &[(next, 0.0, LEG)], u32::MAX);
         for v in 0..n {

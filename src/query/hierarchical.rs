@@ -191,33 +191,20 @@ impl NavQuery {
             if self.start_pulled[i] && self.goal_pulled[j] {
                 break (self.start_legs[i].node, self.goal_legs[j].node);
             }
-            if !self.start_pulled[i] {
-                let end = (start, start_region);
-                refine_leg(
-                    mesh,
-                    h,
-                    &mut self.start_legs,
-                    i,
-                    end,
-                    &mut self.leg_buffer,
-                    &mut self.leg_ends,
-                );
-                self.start_guess[i] = self.start_legs[i].cost;
-                self.start_pulled[i] = true;
-            }
-            if !self.goal_pulled[j] {
-                let end = (goal, goal_region);
-                refine_leg(
-                    mesh,
-                    h,
-                    &mut self.goal_legs,
-                    j,
-                    end,
-                    &mut self.leg_buffer,
-                    &mut self.leg_ends,
-                );
-                self.goal_guess[j] = self.goal_legs[j].cost;
-                self.goal_pulled[j] = true;
+            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
+            let start_side = (
+                &mut self.start_legs[..],
+                &mut self.start_guess[..],
+                &mut self.start_pulled[..],
+            );
+            pull_once(mesh, h, start_side, i, (start, start_region), scratch);
+            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
+            let goal_side = (
+                &mut self.goal_legs[..],
+                &mut self.goal_guess[..],
+                &mut self.goal_pulled[..],
+            );
+            if pull_once(mesh, h, goal_side, j, (goal, goal_region), scratch) {
                 // that goal leg now counts more: its partners look again
                 for (s, p) in self.start_legs.iter().zip(self.partner.iter_mut()) {
                     if p.1 as usize == j {
@@ -441,6 +428,25 @@ fn best_partner(h: &HierarchyData, s: &Leg, goal_legs: &[Leg], cost: &[f32]) -> 
         }
     }
     best
+}
+
+/// Pulls leg `k` of one end taut unless it is already, and makes its pulled
+/// cost its guess. True if it was pulled now.
+fn pull_once(
+    mesh: &NavMesh,
+    h: &HierarchyData,
+    (legs, guess, pulled): (&mut [Leg], &mut [f32], &mut [bool]),
+    k: usize,
+    end: (Vec2, u32),
+    (crossings, ends): (&mut Vec<u32>, &mut Vec<[Vec2; 2]>),
+) -> bool {
+    if pulled[k] {
+        return false;
+    }
+    refine_leg(mesh, h, legs, k, end, crossings, ends);
+    guess[k] = legs[k].cost;
+    pulled[k] = true;
+    true
 }
 
 /// Replaces the cost of `legs[k]` by the length of the path pulled taut from

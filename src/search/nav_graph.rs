@@ -39,7 +39,24 @@ pub(crate) struct NavGraph<'a> {
     pub landmark_goal: &'a [f32],
 }
 
-impl NavGraph<'_> {
+impl<'a> NavGraph<'a> {
+    /// The L2 graph alone, for the bake's searches from one nav node to all:
+    /// no legs, no heuristic, and every corridor at every node.
+    pub(crate) fn whole(h: &'a HierarchyData, ht: &'a HierarchyTables) -> Self {
+        NavGraph {
+            h,
+            ht,
+            start_legs: &[],
+            goal_legs: &[],
+            start: Vec2::ZERO,
+            goal: Vec2::ZERO,
+            heuristic_scale: 0.0,
+            start_cluster: u32::MAX,
+            alternate: false,
+            landmark_goal: &[],
+        }
+    }
+
     #[inline]
     pub(crate) fn start_node(&self) -> u32 {
         self.h.nodes.len() as u32
