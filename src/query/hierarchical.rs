@@ -398,9 +398,12 @@ const PULL_GAIN: f32 = 0.10;
 /// estimate less [`PULL_GAIN`], but never less than the straight line (times
 /// the cheapest rate).
 fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, c: u32, rate: f32) -> f32 {
+    let first_hop_squared = p.distance_squared(h.points_of(c)[leg.first_point as usize].at);
+    if first_hop_squared <= SHORT_HOP * SHORT_HOP {
+        return leg.cost;
+    }
     let straight = p.distance(h.nodes[leg.node as usize].at) * rate;
-    let first_hop = p.distance(h.points_of(c)[leg.first_point as usize].at);
-    if leg.cost <= straight * (1.0 + STRAIGHT_ENOUGH) || first_hop <= SHORT_HOP {
+    if leg.cost <= straight * (1.0 + STRAIGHT_ENOUGH) {
         return leg.cost;
     }
     (leg.cost * (1.0 - PULL_GAIN)).max(straight).min(leg.cost)
