@@ -16,7 +16,6 @@ use std::time::Instant;
 use glam::Vec2;
 
 use crate::error::BakeError;
-use crate::geometry;
 use crate::level::NavPoint;
 use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
@@ -417,7 +416,7 @@ fn pull_leg_costs(t: &Tables, h: &mut HierarchyData, c: u32) {
                 continue;
             }
             let to = h.nodes[n as usize].at;
-            if let Some(pulled) = pulled_cost(t, p.at, to, p.region, &crossings, &mut ends) {
+            if let Some(pulled) = t.pulled_cost((p.at, p.region), to, &crossings, &mut ends) {
                 h.leg_cost[at] = pulled.min(h.leg_cost[at]);
             }
         }
@@ -465,34 +464,6 @@ fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
             push_corridor(h, [nodes[a], nodes[b]], regions, c, cost, &scratch);
         }
     }
-}
-
-/// Length of the path pulled taut from `a` to `b` through `crossings`, times
-/// the corridor's cost rate, when every region on it has the same rate; `None`
-/// otherwise (the caller keeps its midpoint estimate).
-fn pulled_cost(
-    t: &Tables,
-    a: Vec2,
-    b: Vec2,
-    first_region: u32,
-    crossings: &[u32],
-    ends: &mut Vec<[Vec2; 2]>,
-) -> Option<f32> {
-    let rate = t.region_cost[first_region as usize];
-    ends.clear();
-    for &x in crossings {
-        if t.region_cost[t.entered(x) as usize] != rate {
-            return None;
-        }
-        ends.push(t.crossing_ends(x));
-    }
-    let mut length = 0.0;
-    let mut prev = a;
-    geometry::pull_corners(a, b, ends, |p| {
-        length += prev.distance(p);
-        prev = p;
-    });
-    Some((length + prev.distance(b)) * rate)
 }
 
 fn push_corridor(

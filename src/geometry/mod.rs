@@ -5,7 +5,8 @@ mod funnel;
 
 #[cfg(test)]
 pub(crate) use funnel::testing;
-pub use funnel::{pull, pull_corners, Deque};
+pub(crate) use funnel::Deque;
+pub use funnel::{pull, pull_corners};
 
 use glam::{DVec2, Vec2};
 

@@ -507,6 +507,33 @@ impl Tables {
         }
     }
 
+    /// Cost of the path from `a` (in `first_region`) pulled taut through
+    /// `crossings` to `b`, or `None` when the crossings enter a region of
+    /// another cost (the pulled path does not say how much of it runs where).
+    /// `ends` is scratch space.
+    pub(crate) fn pulled_cost(
+        &self,
+        (a, first_region): (Vec2, u32),
+        b: Vec2,
+        crossings: &[u32],
+        ends: &mut Vec<[Vec2; 2]>,
+    ) -> Option<f32> {
+        let rate = self.region_cost[first_region as usize];
+        ends.clear();
+        for &x in crossings {
+            if self.region_cost[self.entered(x) as usize] != rate {
+                return None;
+            }
+            ends.push(self.crossing_ends(x));
+        }
+        let (mut length, mut prev) = (0.0, a);
+        crate::geometry::pull_corners(a, b, ends, |p| {
+            length += prev.distance(p);
+            prev = p;
+        });
+        Some((length + prev.distance(b)) * rate)
+    }
+
     /// `[left, right]` of a crossing node as seen by someone making the crossing.
     #[inline]
     pub(crate) fn crossing_ends(&self, crossing: u32) -> [Vec2; 2] {

@@ -3,15 +3,15 @@
 //! ```text
 //! start --live leg--> nav node A --cached--> ... --cached--> B --live leg--> goal
 //! ```
-//! The legs come from the clusters' leg tables, the middle from an A* over
-//! the L2 graph; the pieces are concatenated into one list of portal
+//! The legs come from the clusters' leg tables (pulled taut where it
+//! matters), the middle from the all-pairs table or, on larger L2 graphs, an
+//! A* over it; the pieces are concatenated into one list of portal
 //! crossings, loops are cut, and ONE funnel runs over the whole corridor, so
 //! the path never bends at a nav point it does not need.
 
 use glam::Vec2;
 
 use super::{NavQuery, Path, PathStatus, SearchLevel};
-use crate::geometry::pull_corners;
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
 use crate::mesh::{reversed_crossings, NavMesh};
 use crate::search::{astar, Leg, NavGraph, PortalGraph, SearchOutcome, LEG};
@@ -198,6 +198,7 @@ impl NavQuery {
                 &mut self.start_pulled[..],
             );
             pull_once(mesh, h, start_side, i, (start, start_region), scratch);
+            let before = self.goal_guess[j];
             let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
             let goal_side = (
                 &mut self.goal_legs[..],
@@ -205,9 +206,19 @@ impl NavQuery {
                 &mut self.goal_pulled[..],
             );
             if pull_once(mesh, h, goal_side, j, (goal, goal_region), scratch) {
-                // that goal leg now counts more: its partners look again
+                let now = self.goal_guess[j];
+                let n = h.nodes.len();
                 for (s, p) in self.start_legs.iter().zip(self.partner.iter_mut()) {
-                    if p.1 as usize == j {
+                    if now < before {
+                        // cheaper than guessed: a better partner for anyone
+                        let d = h.l2_table[s.node as usize * n + self.goal_legs[j].node as usize]
+                            .dist
+                            + now;
+                        if d < p.0 {
+                            *p = (d, j as u32);
+                        }
+                    } else if p.1 as usize == j {
+                        // dearer: those it partnered look again
                         *p = best_partner(h, s, &self.goal_legs, &self.goal_guess);
                     }
                 }
@@ -467,28 +478,15 @@ fn refine_leg(
     crossings: &mut Vec<u32>,
     ends: &mut Vec<[Vec2; 2]>,
 ) {
-    let t = &mesh.tables;
-    let rate = t.region_cost[region as usize];
     let node = legs[k].node;
     crossings.clear();
     if walk_leg_to(mesh, h, legs, node, region, crossings).is_none() {
         return;
     }
-    ends.clear();
-    for &x in crossings.iter() {
-        if t.region_cost[t.entered(x) as usize] != rate {
-            return;
-        }
-        ends.push(t.crossing_ends(x));
-    }
     let to = h.nodes[node as usize].at;
-    let (mut length, mut prev) = (0.0, p);
-    pull_corners(p, to, ends, |c| {
-        length += prev.distance(c);
-        prev = c;
-    });
-    length += prev.distance(to);
-    legs[k].cost = legs[k].cost.min(length * rate);
+    if let Some(pulled) = mesh.tables.pulled_cost((p, region), to, crossings, ends) {
+        legs[k].cost = legs[k].cost.min(pulled);
+    }
 }
 
 /// Appends the crossings of corridor `e` walked away from nav node `from`.

@@ -209,14 +209,16 @@ impl NavQuery {
         self
     }
 
-    /// Sets the most portal crossings one search may expand (>= 1).
+    /// Sets the most nodes one search may expand (>= 1): portal-crossing
+    /// states in the flat search (up to 4 per crossing), nav nodes in L2.
     pub fn set_max_expansions(&mut self, budget: u32) -> &mut Self {
         self.max_expansions = budget.max(1);
         self
     }
 
-    /// Nodes expanded by the last query's searches: portal crossings (L1)
-    /// plus nav nodes (L2); 0 for a straight line or a cached corridor.
+    /// Nodes expanded by the last query's searches: portal-crossing states
+    /// (L1) plus nav nodes (L2); 0 for a straight line, a cached corridor,
+    /// or an L2 route looked up in the all-pairs table.
     #[must_use]
     pub fn last_expansions(&self) -> u32 {
         self.last_expansions

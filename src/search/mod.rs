@@ -7,7 +7,7 @@
 //! context does not allocate.
 //!
 //! Nodes may carry a small `Copy` payload, set when the node is reached: the
-//! portal graph stores the point where the path crosses each portal there.
+//! portal graph stores each state's funnel there.
 
 mod nav_graph;
 mod portal_graph;

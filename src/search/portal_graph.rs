@@ -11,8 +11,8 @@
 //! the portal just crossed. The node's cost is the exact length of the
 //! taut path to `at`, the point where the shortest path to the goal through
 //! the funnel crosses the portal, so g + h is the length of that path: it is
-//! admissible and never falls along an edge, although g alone can (`at`
-//! moves along each portal). Searching over region centroids or fixed portal
+//! admissible and, on a single-cost mesh, never falls along an edge,
+//! although g alone can (`at` moves along each portal). Searching over region centroids or fixed portal
 //! points instead picks corridors that look short but pull badly.
 //!
 //! Two earlier designs left paths above the octile optimum, and the Moving AI
@@ -33,9 +33,9 @@ use super::SearchGraph;
 use crate::geometry::{orient, taut_point_on_segment, Deque};
 use crate::mesh::Tables;
 
-/// Offset of the start node after the `2 * portal_count` crossing nodes.
+/// Offset of the start node after the `2 * SLOTS * portal_count` crossing nodes.
 pub(crate) const START_NODE_OFFSET: u32 = 0;
-/// Offset of the goal node after the `2 * portal_count` crossing nodes.
+/// Offset of the goal node after the `2 * SLOTS * portal_count` crossing nodes.
 pub(crate) const GOAL_NODE_OFFSET: u32 = 1;
 
 /// A borrowed view of the mesh for one query.
@@ -256,6 +256,8 @@ impl SearchGraph for PortalGraph<'_> {
             {
                 continue;
             }
+            // computed before the search sees the node, even for a node it
+            // has closed: the slot depends on the state's apex
             let (cost, to) = step(Some(next));
             visit(next * SLOTS + slot(to.deque.apex()), &|| (cost, to));
         }
