@@ -194,7 +194,12 @@ impl<const N: usize> Deque<N> {
     /// A funnel standing at `apex`, before any portal.
     #[must_use]
     pub fn new(apex: Vec2) -> Self {
-        const { assert!(N >= 1 && N <= u8::MAX as usize, "chains hold 1 to 255 corners") };
+        const {
+            assert!(
+                N >= 1 && N <= u8::MAX as usize,
+                "chains hold 1 to 255 corners"
+            )
+        };
         Deque {
             apex,
             left: Chain::default(),

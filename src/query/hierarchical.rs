@@ -50,20 +50,14 @@ impl NavQuery {
         }
         let routed = if h.l2_table.is_empty() {
             // every leg is pulled taut here: the search dominates the time
+            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
             for (legs, end) in [
                 (&mut self.start_legs, (start, start_region)),
                 (&mut self.goal_legs, (goal, goal_region)),
             ] {
                 for k in 0..legs.len() {
-                    refine_leg(
-                        mesh,
-                        h,
-                        legs,
-                        k,
-                        end,
-                        &mut self.leg_buffer,
-                        &mut self.leg_ends,
-                    );
+                    let cost = pulled_leg_cost(mesh, h, legs, k, end, (scratch.0, scratch.1));
+                    legs[k].cost = cost;
                 }
             }
             self.l2_route_by_search(mesh, h, (start, cs), goal)
@@ -171,59 +165,32 @@ impl NavQuery {
             pulled.clear();
             pulled.extend(legs.iter().zip(guess.iter()).map(|(l, &g)| l.cost <= g));
         }
-        // per start leg: its cheapest goal leg (table distance + goal guess)
-        self.partner.clear();
-        for s in &self.start_legs {
-            let p = best_partner(h, s, &self.goal_legs, &self.goal_guess);
-            self.partner.push(p);
-        }
-        let (a, b) = loop {
-            let Some(i) = (0..self.start_legs.len())
-                .filter(|&i| self.partner[i].1 != u32::MAX)
-                .min_by(|&x, &y| {
-                    let total = |i: usize| self.start_guess[i] + self.partner[i].0;
-                    total(x).total_cmp(&total(y))
-                })
-            else {
-                return false;
-            };
-            let j = self.partner[i].1 as usize;
-            if self.start_pulled[i] && self.goal_pulled[j] {
-                break (self.start_legs[i].node, self.goal_legs[j].node);
-            }
-            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
-            let start_side = (
-                &mut self.start_legs[..],
-                &mut self.start_guess[..],
-                &mut self.start_pulled[..],
-            );
-            pull_once(mesh, h, start_side, i, (start, start_region), scratch);
-            let before = self.goal_guess[j];
-            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
-            let goal_side = (
-                &mut self.goal_legs[..],
-                &mut self.goal_guess[..],
-                &mut self.goal_pulled[..],
-            );
-            if pull_once(mesh, h, goal_side, j, (goal, goal_region), scratch) {
-                let now = self.goal_guess[j];
-                let n = h.nodes.len();
-                for (s, p) in self.start_legs.iter().zip(self.partner.iter_mut()) {
-                    if now < before {
-                        // cheaper than guessed: a better partner for anyone
-                        let d = h.l2_table[s.node as usize * n + self.goal_legs[j].node as usize]
-                            .dist
-                            + now;
-                        if d < p.0 {
-                            *p = (d, j as u32);
-                        }
-                    } else if p.1 as usize == j {
-                        // dearer: those it partnered look again
-                        *p = best_partner(h, s, &self.goal_legs, &self.goal_guess);
-                    }
+        let n = h.nodes.len();
+        let (start_legs, goal_legs) = (&self.start_legs, &self.goal_legs);
+        let (buffer, ends) = (&mut self.leg_buffer, &mut self.leg_ends);
+        let chosen = cheapest_pair(
+            (&mut self.start_guess, &mut self.start_pulled),
+            (&mut self.goal_guess, &mut self.goal_pulled),
+            |i, j| h.l2_table[start_legs[i].node as usize * n + goal_legs[j].node as usize].dist,
+            |end, k| match end {
+                End::Start => pulled_leg_cost(
+                    mesh,
+                    h,
+                    start_legs,
+                    k,
+                    (start, start_region),
+                    (buffer, ends),
+                ),
+                End::Goal => {
+                    pulled_leg_cost(mesh, h, goal_legs, k, (goal, goal_region), (buffer, ends))
                 }
-            }
+            },
+            &mut self.partner,
+        );
+        let Some((i, j)) = chosen else {
+            return false;
         };
+        let (a, b) = (self.start_legs[i].node, self.goal_legs[j].node);
         if !h.tabled_route(a, b, &mut self.l2_route) {
             return false;
         }
@@ -429,63 +396,94 @@ const STRAIGHT_ENOUGH: f32 = 0.01;
 /// point is small.
 const SHORT_HOP: f32 = 16.0;
 
-/// The goal leg that makes the cheapest route from start leg `s`: its table
-/// distance plus the goal leg's `cost`, and its index (`u32::MAX` if none).
-fn best_partner(h: &HierarchyData, s: &Leg, goal_legs: &[Leg], cost: &[f32]) -> (f32, u32) {
-    let n = h.nodes.len();
-    let row = &h.l2_table[s.node as usize * n..(s.node as usize + 1) * n];
-    let mut best = (f32::INFINITY, u32::MAX);
-    for (j, g) in goal_legs.iter().enumerate() {
-        let d = row[g.node as usize].dist + cost[j];
-        if d < best.0 {
-            best = (d, j as u32);
+/// Which end of the query a leg belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Start,
+    Goal,
+}
+
+/// The pair (start leg, goal leg) with the cheapest leg + `dist(i, j)` + leg,
+/// pulling legs taut lazily: `cost[k]` is what each leg counts as so far (an
+/// optimistic guess until `pulled[k]`), `pull(end, k)` pulls a leg and returns
+/// its cost, and the loop pulls the legs of the cheapest pair until both are
+/// pulled. `partner` is scratch: per start leg, its cheapest goal leg.
+fn cheapest_pair(
+    (start_cost, start_pulled): (&mut [f32], &mut [bool]),
+    (goal_cost, goal_pulled): (&mut [f32], &mut [bool]),
+    dist: impl Fn(usize, usize) -> f32,
+    mut pull: impl FnMut(End, usize) -> f32,
+    partner: &mut Vec<(f32, u32)>,
+) -> Option<(usize, usize)> {
+    let best_partner = |i: usize, goal_cost: &[f32]| {
+        let mut best = (f32::INFINITY, u32::MAX);
+        for (j, &c) in goal_cost.iter().enumerate() {
+            let d = dist(i, j) + c;
+            if d < best.0 {
+                best = (d, j as u32);
+            }
+        }
+        best
+    };
+    partner.clear();
+    partner.extend((0..start_cost.len()).map(|i| best_partner(i, goal_cost)));
+    loop {
+        let i = (0..start_cost.len())
+            .filter(|&i| partner[i].1 != u32::MAX)
+            .min_by(|&x, &y| {
+                (start_cost[x] + partner[x].0).total_cmp(&(start_cost[y] + partner[y].0))
+            })?;
+        let j = partner[i].1 as usize;
+        if start_pulled[i] && goal_pulled[j] {
+            return Some((i, j));
+        }
+        if !start_pulled[i] {
+            start_cost[i] = pull(End::Start, i);
+            start_pulled[i] = true;
+        }
+        if !goal_pulled[j] {
+            let before = goal_cost[j];
+            goal_cost[j] = pull(End::Goal, j);
+            goal_pulled[j] = true;
+            for (k, p) in partner.iter_mut().enumerate() {
+                if goal_cost[j] < before {
+                    // cheaper than guessed: a better partner for anyone
+                    let d = dist(k, j) + goal_cost[j];
+                    if d < p.0 {
+                        *p = (d, j as u32);
+                    }
+                } else if p.1 as usize == j {
+                    // dearer: those it partnered look again
+                    *p = best_partner(k, goal_cost);
+                }
+            }
         }
     }
-    best
 }
 
-/// Pulls leg `k` of one end taut unless it is already, and makes its pulled
-/// cost its guess. True if it was pulled now.
-fn pull_once(
+/// The cost of `legs[k]` pulled taut: the length of the path pulled from `p`
+/// along the leg's route to its nav node, when that is cheaper than the
+/// estimate (it usually is: the estimate goes straight to a point on the
+/// region's boundary and is pulled only from there, which on Berlin_0_512
+/// #510 put a goal leg at 103.7 where the path is about 84). A leg through
+/// areas of another cost keeps its estimate.
+fn pulled_leg_cost(
     mesh: &NavMesh,
     h: &HierarchyData,
-    (legs, guess, pulled): (&mut [Leg], &mut [f32], &mut [bool]),
-    k: usize,
-    end: (Vec2, u32),
-    (crossings, ends): (&mut Vec<u32>, &mut Vec<[Vec2; 2]>),
-) -> bool {
-    if pulled[k] {
-        return false;
-    }
-    refine_leg(mesh, h, legs, k, end, crossings, ends);
-    guess[k] = legs[k].cost;
-    pulled[k] = true;
-    true
-}
-
-/// Replaces the cost of `legs[k]` by the length of the path pulled taut from
-/// `p` along the leg's route to its nav node, when that is cheaper (it
-/// usually is: the estimate goes straight to a point on the region's boundary
-/// and is pulled only from there, which on Berlin_0_512 #510 put a goal leg
-/// at 103.7 where the path is about 84). A leg through areas of another cost
-/// keeps its estimate.
-fn refine_leg(
-    mesh: &NavMesh,
-    h: &HierarchyData,
-    legs: &mut [Leg],
+    legs: &[Leg],
     k: usize,
     (p, region): (Vec2, u32),
-    crossings: &mut Vec<u32>,
-    ends: &mut Vec<[Vec2; 2]>,
-) {
-    let node = legs[k].node;
+    (crossings, ends): (&mut Vec<u32>, &mut Vec<[Vec2; 2]>),
+) -> f32 {
+    let leg = legs[k];
     crossings.clear();
-    if walk_leg_to(mesh, h, legs, node, region, crossings).is_none() {
-        return;
+    if walk_leg_to(mesh, h, legs, leg.node, region, crossings).is_none() {
+        return leg.cost;
     }
-    let to = h.nodes[node as usize].at;
-    if let Some(pulled) = mesh.tables.pulled_cost((p, region), to, crossings, ends) {
-        legs[k].cost = legs[k].cost.min(pulled);
+    let to = h.nodes[leg.node as usize].at;
+    match mesh.tables.pulled_cost((p, region), to, crossings, ends) {
+        Some(pulled) => leg.cost.min(pulled),
+        None => leg.cost,
     }
 }
 
@@ -522,5 +520,66 @@ fn bridge(
             true
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cheapest_pair, End};
+
+    /// Runs [`cheapest_pair`] with these guesses, true costs and table.
+    fn choose(
+        start: &[(f32, f32, bool)],
+        goal: &[(f32, f32, bool)],
+        table: &[Vec<f32>],
+    ) -> Option<(usize, usize)> {
+        let (mut sc, mut sp): (Vec<f32>, Vec<bool>) = start.iter().map(|l| (l.0, l.2)).unzip();
+        let (mut gc, mut gp): (Vec<f32>, Vec<bool>) = goal.iter().map(|l| (l.0, l.2)).unzip();
+        let mut partner = Vec::new();
+        cheapest_pair(
+            (&mut sc, &mut sp),
+            (&mut gc, &mut gp),
+            |i, j| table[i][j],
+            |end, k| match end {
+                End::Start => start[k].1,
+                End::Goal => goal[k].1,
+            },
+            &mut partner,
+        )
+    }
+
+    /// A goal leg that pulls cheaper than its guess must be offered to start
+    /// legs that paired with another goal leg (found in review).
+    #[test]
+    fn a_goal_leg_cheaper_than_guessed_finds_new_partners() {
+        // (guess, pulled cost, already pulled)
+        let start = [(10.0, 50.0, false), (20.0, 20.0, true)];
+        let goal = [(90.0, 78.0, false), (95.0, 95.0, true)];
+        let table = [vec![0.0, 200.0], vec![6.0, 0.0]];
+        // I2 + table(I2, J1) + J1 = 20 + 6 + 78 = 104, the cheapest
+        assert_eq!(choose(&start, &goal, &table), Some((1, 0)));
+    }
+
+    proptest::proptest! {
+        /// With guesses at most the pulled costs, the lazy choice costs what
+        /// pulling every leg and trying every pair costs.
+        #[test]
+        fn lazy_choice_matches_pulling_everything(
+            start in proptest::collection::vec((1.0f32..100.0, 0.3f32..1.0, proptest::bool::ANY), 1..6),
+            goal in proptest::collection::vec((1.0f32..100.0, 0.3f32..1.0, proptest::bool::ANY), 1..6),
+            table in proptest::collection::vec(proptest::collection::vec(0.0f32..200.0, 6), 6),
+        ) {
+            let legs = |v: &[(f32, f32, bool)]| -> Vec<(f32, f32, bool)> {
+                v.iter().map(|&(cost, f, pulled)| (if pulled { cost } else { cost * f }, cost, pulled)).collect()
+            };
+            let (start, goal) = (legs(&start), legs(&goal));
+            let total = |i: usize, j: usize| start[i].1 + table[i][j] + goal[j].1;
+            let best = (0..start.len())
+                .flat_map(|i| (0..goal.len()).map(move |j| (i, j)))
+                .map(|(i, j)| total(i, j))
+                .fold(f32::INFINITY, f32::min);
+            let (i, j) = choose(&start, &goal, &table).expect("a pair");
+            proptest::prop_assert!((total(i, j) - best).abs() <= 1e-3 * best, "{} vs {}", total(i, j), best);
+        }
     }
 }
