@@ -91,6 +91,10 @@ struct Mark {
     /// Generation in which the node was expanded.
     closed: u32,
     g: f32,
+    /// g + h of the state the node holds: a state replaces it only with a
+    /// lower one (with a payload-dependent heuristic, a lower g alone can
+    /// belong to a worse state).
+    f: f32,
     parent: u32,
     /// Index into `pool` of the node's payload. Payloads live in a pool
     /// filled in the order nodes are reached, so large payloads are written
@@ -102,6 +106,7 @@ const UNSEEN: Mark = Mark {
     seen: 0,
     closed: 0,
     g: 0.0,
+    f: 0.0,
     parent: NO_PARENT,
     slot: 0,
 };
@@ -148,8 +153,8 @@ impl<P: Copy + Default> SearchContext<P> {
         g: f32,
         parent: u32,
         payload: P,
+        h: f32,
     ) {
-        let h = graph.heuristic(node, payload);
         if graph.is_goal(node) {
             self.incumbent = self.incumbent.min(g);
         } else if g + h >= self.incumbent {
@@ -161,6 +166,7 @@ impl<P: Copy + Default> SearchContext<P> {
             seen: self.generation,
             closed,
             g,
+            f: g + h,
             parent,
             slot: self.pool.len() as u32,
         };
@@ -236,17 +242,18 @@ pub fn astar<G: SearchGraph>(
     let generation = ctx.generation;
     for &(node, g, payload) in starts {
         let i = node as usize;
-        if ctx.marks[i].seen == generation && ctx.marks[i].g <= g {
+        let h = graph.heuristic(node, payload);
+        if ctx.marks[i].seen == generation && ctx.marks[i].f <= g + h {
             continue;
         }
-        ctx.reach(graph, node, g, NO_PARENT, payload);
+        ctx.reach(graph, node, g, NO_PARENT, payload, h);
     }
     let mut best: Option<(f32, u32)> = None;
     while let Some(Reverse(entry)) = ctx.heap.pop() {
         let node = entry.node;
         let i = node as usize;
         let m = ctx.marks[i];
-        if m.closed == generation || entry.g.0 > m.g {
+        if m.closed == generation || entry.f.0 > m.f || entry.g.0 != m.g {
             continue; // expanded already, or a stale entry of a node reached more cheaply since
         }
         if graph.is_goal(node) {
@@ -271,10 +278,11 @@ pub fn astar<G: SearchGraph>(
             }
             let (step, payload) = step();
             let g = g_here + step;
-            if seen && m.g <= g {
+            let h = graph.heuristic(next, payload);
+            if seen && m.f <= g + h {
                 return;
             }
-            ctx.reach(graph, next, g, node, payload);
+            ctx.reach(graph, next, g, node, payload, h);
         });
     }
     SearchOutcome::Exhausted
