@@ -708,6 +708,33 @@ mod tests {
         }
     }
 
+    /// A table whose routes loop (each entry arriving by a corridor that
+    /// ends at its node, so the load check passes) makes the walk give up
+    /// rather than hang a query.
+    #[test]
+    fn a_crafted_cycle_in_the_table_passes_the_check_but_not_the_walk() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let grid = Grid::from_file(path).expect("bundled map");
+        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        let mut h = mesh.data.hierarchy.clone().expect("hierarchy");
+        // a corridor between b and x, neither of them node a = 0: each is
+        // said to be reached from the other on the way from a
+        let (c, e) = h
+            .corridors
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.ends[0] != e.ends[1] && !e.ends.contains(&0))
+            .expect("a corridor away from node 0");
+        let [b, x] = e.ends;
+        h.l2_table[b as usize].via = c as u32;
+        h.l2_table[x as usize].via = c as u32;
+        let t = &mesh.tables;
+        assert_eq!(h.check(&t.portal_regions, mesh.region_count()), Ok(()));
+        let mut route = Vec::new();
+        assert!(!h.tabled_route(0, b, &mut route), "the walk stops");
+    }
+
     /// The all-pairs table agrees with petgraph's Dijkstra from every nav
     /// node, and the route it encodes costs what it says.
     #[test]

@@ -447,6 +447,49 @@ mod tests {
     use super::*;
     use glam::vec2;
 
+    /// A full chain forgets its corner nearest the apex.
+    #[test]
+    fn a_full_chain_drops_its_first_corner() {
+        let mut chain = Chain::<2>::default();
+        for x in 1..=3 {
+            chain.push(vec2(x as f32, 0.));
+        }
+        assert_eq!(chain.points(), &[vec2(2., 0.), vec2(3., 0.)]);
+        // and a funnel whose chains overflow still measures paths, never
+        // longer than the exact ones: a corridor bending left round an
+        // obstacle of radius 1 (left is the inner end of each portal)
+        let portals: Vec<[Vec2; 2]> = (1..=5)
+            .map(|k| {
+                let a = k as f32 * 0.5;
+                let dir = vec2(a.cos(), a.sin());
+                [dir, dir * 3.0]
+            })
+            .collect();
+        let (start, goal) = (vec2(2.0, 0.0), vec2(3.0f32.cos(), 3.0f32.sin()) * 2.0);
+        let exact = funnel_length::<16>(start, goal, &portals);
+        let short = funnel_length::<2>(start, goal, &portals);
+        assert!(
+            short < exact,
+            "the small funnel forgot a corner: {short} vs {exact}"
+        );
+        let path = pulled(start, goal, &portals);
+        let pulled: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
+        assert!((exact - pulled).abs() < 1e-3, "{exact} vs {pulled}");
+        assert!(path.len() > 4, "the path wraps several corners: {path:?}");
+    }
+
+    /// Length of the path a funnel with chains of `N` corners measures.
+    fn funnel_length<const N: usize>(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> f32 {
+        let mut deque = Deque::<N>::new(start);
+        let mut points = vec![start];
+        for &p in portals {
+            deque.add(p, |c| points.push(c));
+        }
+        deque.taut_to(goal, |c| points.push(c));
+        points.push(goal);
+        points.windows(2).map(|w| w[0].distance(w[1])).sum()
+    }
+
     fn pulled(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> Vec<Vec2> {
         let mut out = Vec::new();
         pull(start, goal, portals, &mut out);
