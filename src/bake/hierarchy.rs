@@ -102,8 +102,10 @@ pub(crate) fn build(
         cluster_corridors(t, &mut h, c);
     }
     designer_corridors(t, &mut h);
-    landmarks(t, &mut h, LANDMARKS);
-    l2_table(t, &mut h);
+    // the L2 graph as the query sees it, for the searches over all of it
+    let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
+    landmarks(&ht, &mut h, LANDMARKS);
+    l2_table(&ht, &mut h);
 
     h.stats = HierarchyStats {
         clusters,
@@ -541,16 +543,15 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
 /// Fills the all-pairs L2 table for graphs of at most [`MAX_TABLE_NODES`]
 /// nav nodes: one Dijkstra (the generic A*, no goal) from each node over the
 /// whole L2 graph.
-fn l2_table(t: &Tables, h: &mut HierarchyData) {
+fn l2_table(ht: &HierarchyTables, h: &mut HierarchyData) {
     let n = h.nodes.len();
     if n == 0 || n > MAX_TABLE_NODES {
         return;
     }
-    let ht = HierarchyTables::build(h, &t.portal_regions, 0);
     let mut table = Vec::with_capacity(n * n);
     let mut ctx = SearchContext::new();
     for a in 0..n as u32 {
-        let graph = NavGraph::whole(h, &ht);
+        let graph = NavGraph::whole(h, ht);
         astar(&graph, &mut ctx, &[(a, 0.0, LEG)], u32::MAX);
         table.extend((0..n as u32).map(|b| match ctx.cost(b) {
             Some(dist) if b != a => L2Hop {
@@ -577,10 +578,9 @@ const LANDMARKS: u32 = 16;
 /// from those already chosen; a node in a component without one counts as
 /// infinitely far, unless the component holds under 2% of the nodes) and
 /// stores every node's distance to each.
-fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
+fn landmarks(ht: &HierarchyTables, h: &mut HierarchyData, count: u32) {
     let n = h.nodes.len();
     let count = count.min(n as u32);
-    let ht = HierarchyTables::build(h, &t.portal_regions, 0);
     // L2 components, so islands of a few nav nodes do not take the landmarks
     let mut uf = petgraph::unionfind::UnionFind::<u32>::new(n);
     for e in &h.corridors {
@@ -596,7 +596,7 @@ fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
     let mut ctx = SearchContext::new();
     let mut next = 0u32;
     for i in 0..count as usize {
-        let graph = NavGraph::whole(h, &ht);
+        let graph = NavGraph::whole(h, ht);
         // the heuristic reads landmark rows, which are not filled yet: none
         astar(&graph, &mut ctx, &[(next, 0.0, LEG)], u32::MAX);
         for v in 0..n {
@@ -628,6 +628,15 @@ fn landmarks(t: &Tables, h: &mut HierarchyData, count: u32) {
 mod tests {
     use super::*;
     use crate::{BakeConfig, Grid, NavMesh};
+
+    /// The bundled den520d map, baked with the defaults (79 nav nodes, so
+    /// it has the all-pairs table).
+    fn den520d() -> NavMesh {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let grid = Grid::from_file(path).expect("bundled map");
+        NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes")
+    }
 
     #[test]
     fn clusters_respect_their_size_and_stay_connected() {
@@ -682,10 +691,7 @@ mod tests {
     /// with petgraph's Dijkstra over the same graph, `NavMesh::nav_graph`.
     #[test]
     fn landmark_distances_match_petgraph_dijkstra() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let grid = Grid::from_file(path).expect("bundled map");
-        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        let mesh = den520d();
         let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
         assert!(h.landmarks > 0);
         let g = mesh.nav_graph();
@@ -713,10 +719,7 @@ mod tests {
     /// rather than hang a query.
     #[test]
     fn a_crafted_cycle_in_the_table_passes_the_check_but_not_the_walk() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let grid = Grid::from_file(path).expect("bundled map");
-        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        let mesh = den520d();
         let mut h = mesh.data.hierarchy.clone().expect("hierarchy");
         // a corridor between b and x, neither of them node a = 0: each is
         // said to be reached from the other on the way from a
@@ -739,10 +742,7 @@ mod tests {
     /// node, and the route it encodes costs what it says.
     #[test]
     fn all_pairs_table_matches_petgraph_dijkstra() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let grid = Grid::from_file(path).expect("bundled map");
-        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        let mesh = den520d();
         let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
         let n = h.nodes.len();
         assert_eq!(h.l2_table.len(), n * n, "a small graph gets its table");

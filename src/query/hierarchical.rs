@@ -132,7 +132,7 @@ impl NavQuery {
     ///
     /// Leg estimates run a few percent (up to 25%) over the path pulled taut
     /// along them, which picks the wrong corridor on some problems, and
-    /// pulling every leg ([`refine_leg`]) would nearly double the query. So
+    /// pulling every leg ([`pulled_leg_cost`]) would nearly double the query. So
     /// legs are pulled lazily: until it is pulled, a leg counts at an
     /// optimistic guess ([`optimistic`]), and the loop pulls the legs of the
     /// cheapest pair until both of that pair's legs are pulled.
@@ -361,6 +361,18 @@ fn walk_leg_to(
     out: &mut Vec<u32>,
 ) -> Option<u32> {
     let leg = legs.iter().find(|l| l.node == node)?;
+    walk_leg(mesh, h, leg, region, out)
+}
+
+/// Appends the crossings of `leg`, walked from dense `region`; returns the
+/// region where it ends.
+fn walk_leg(
+    mesh: &NavMesh,
+    h: &HierarchyData,
+    leg: &Leg,
+    region: u32,
+    out: &mut Vec<u32>,
+) -> Option<u32> {
     let c = h.region_cluster[region as usize];
     let (from, k) = (leg.first_point as usize, leg.k as usize);
     h.walk_leg(&mesh.tables, c, from, k, region, out)
@@ -445,8 +457,9 @@ fn cheapest_pair(
             let before = goal_cost[j];
             goal_cost[j] = pull(End::Goal, j);
             goal_pulled[j] = true;
+            let cheaper = goal_cost[j] < before;
             for (k, p) in partner.iter_mut().enumerate() {
-                if goal_cost[j] < before {
+                if cheaper {
                     // cheaper than guessed: a better partner for anyone
                     let d = dist(k, j) + goal_cost[j];
                     if d < p.0 {
@@ -477,7 +490,7 @@ fn pulled_leg_cost(
 ) -> f32 {
     let leg = legs[k];
     crossings.clear();
-    if walk_leg_to(mesh, h, legs, leg.node, region, crossings).is_none() {
+    if walk_leg(mesh, h, &leg, region, crossings).is_none() {
         return leg.cost;
     }
     let to = h.nodes[leg.node as usize].at;

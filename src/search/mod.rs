@@ -144,7 +144,9 @@ impl<P: Copy + Default> SearchContext<P> {
         }
     }
 
-    /// Records that `node` was reached at cost `g` from `parent` and opens it.
+    /// Records that `node` was reached at cost `g` from `parent` and opens
+    /// it, unless the state it holds is as good (no higher g + h) or it cannot
+    /// beat a goal already reached.
     #[inline]
     fn reach<G: SearchGraph<Payload = P>>(
         &mut self,
@@ -153,18 +155,21 @@ impl<P: Copy + Default> SearchContext<P> {
         g: f32,
         parent: u32,
         payload: P,
-        h: f32,
     ) {
+        let h = graph.heuristic(node, payload);
+        let m = self.marks[node as usize];
+        if m.seen == self.generation && m.f <= g + h {
+            return;
+        }
         if graph.is_goal(node) {
             self.incumbent = self.incumbent.min(g);
         } else if g + h >= self.incumbent {
             // cannot beat a goal already reached
             return;
         }
-        let closed = self.marks[node as usize].closed;
         self.marks[node as usize] = Mark {
             seen: self.generation,
-            closed,
+            closed: m.closed,
             g,
             f: g + h,
             parent,
@@ -241,19 +246,14 @@ pub fn astar<G: SearchGraph>(
     ctx.begin(graph.node_count());
     let generation = ctx.generation;
     for &(node, g, payload) in starts {
-        let i = node as usize;
-        let h = graph.heuristic(node, payload);
-        if ctx.marks[i].seen == generation && ctx.marks[i].f <= g + h {
-            continue;
-        }
-        ctx.reach(graph, node, g, NO_PARENT, payload, h);
+        ctx.reach(graph, node, g, NO_PARENT, payload);
     }
     let mut best: Option<(f32, u32)> = None;
     while let Some(Reverse(entry)) = ctx.heap.pop() {
         let node = entry.node;
         let i = node as usize;
         let m = ctx.marks[i];
-        if m.closed == generation || entry.f.0 > m.f || entry.g.0 != m.g {
+        if m.closed == generation || (entry.f.0, entry.g.0) != (m.f, m.g) {
             continue; // expanded already, or a stale entry of a node reached more cheaply since
         }
         if graph.is_goal(node) {
@@ -272,17 +272,11 @@ pub fn astar<G: SearchGraph>(
         graph.expand(node, payload_here, |next, step| {
             let j = next as usize;
             let m = ctx.marks[j];
-            let seen = m.seen == generation;
-            if seen && m.closed == generation {
+            if m.seen == generation && m.closed == generation {
                 return;
             }
             let (step, payload) = step();
-            let g = g_here + step;
-            let h = graph.heuristic(next, payload);
-            if seen && m.f <= g + h {
-                return;
-            }
-            ctx.reach(graph, next, g, node, payload, h);
+            ctx.reach(graph, next, g_here + step, node, payload);
         });
     }
     SearchOutcome::Exhausted
