@@ -317,19 +317,28 @@ mod tests {
         assert!((funnel_cost(a, b, &portals) - want).abs() < 1e-4);
     }
 
-    /// Checks the funnel against the pulled path: at the goal, and at each
-    /// crossing point on the way.
-    fn check_exact(a: Vec2, b: Vec2, portals: &[[Vec2; 2]]) -> Result<(), String> {
+    /// Checks the funnel against the pulled path, at the goal and at each
+    /// crossing point on the way: equal while no chain can outgrow [`CHAIN`]
+    /// (`exact`), never longer otherwise (a full chain forgets a corner).
+    fn check_funnel(a: Vec2, b: Vec2, portals: &[[Vec2; 2]], exact: bool) -> Result<(), String> {
+        let agrees = |got: f32, want: f32| {
+            let tolerance = 1e-3 * want.max(1.0);
+            if exact {
+                (got - want).abs() <= tolerance
+            } else {
+                got <= want + tolerance
+            }
+        };
         let want = pulled_length(a, b, portals);
         let got = funnel_cost(a, b, portals);
-        if (got - want).abs() > 1e-3 * want.max(1.0) {
+        if !agrees(got, want) {
             return Err(format!("goal: {got} vs {want}"));
         }
         let mut f = Funnel::start(a);
         for (i, &p) in portals.iter().enumerate() {
             f = f.through(p, b, 1.0);
             let want = pulled_length(a, f.at, &portals[..i]);
-            if (f.cost - want).abs() > 1e-3 * want.max(1.0) {
+            if !agrees(f.cost, want) {
                 return Err(format!("portal {i}: {} vs {want}", f.cost));
             }
         }
@@ -349,7 +358,9 @@ mod tests {
             let strip = crate::geometry::testing::strip(&top, &bottom, ay, by, wave);
             proptest::prop_assume!(strip.is_some());
             let (a, b, portals) = strip.unwrap();
-            proptest::prop_assert_eq!(check_exact(a, b, &portals), Ok(()));
+            // a chain holds corners of one side: at most that side's vertices
+            let exact = top.len() <= CHAIN && bottom.len() <= CHAIN;
+            proptest::prop_assert_eq!(check_funnel(a, b, &portals, exact), Ok(()));
         }
 
         /// The funnel's cost at the goal is the length of the path pulled
@@ -367,7 +378,8 @@ mod tests {
                 .collect();
             let portals = corridor(&spans);
             let (a, b) = (vec2(0.0, ay), vec2(spans.len() as f32 + 1.0, by));
-            proptest::prop_assert_eq!(check_exact(a, b, &portals), Ok(()));
+            let exact = portals.len() <= CHAIN;
+            proptest::prop_assert_eq!(check_funnel(a, b, &portals, exact), Ok(()));
         }
     }
 }
