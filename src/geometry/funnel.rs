@@ -35,47 +35,47 @@ pub fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec<Vec2>)
 /// Calls `corner(point)` for each corner the taut path from `start` to
 /// `goal` wraps, in order. Start and goal are not reported.
 pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: impl FnMut(Vec2)) {
-    let n = portals.len() + 1;
-    let portal = |i: usize| {
-        if i < portals.len() {
-            portals[i]
-        } else {
-            [goal, goal]
-        }
-    };
+    // The funnel's sides are kept as offsets from the apex (`to_left`,
+    // `to_right`), so each visit computes the portal's two offsets once and
+    // reuses them in every test; an offset of zero is a side at the apex.
+    // `orient(apex, side, p)` is `(side - apex).perp_dot(p - apex)`, so the
+    // tests round exactly as the point form does.
     let (mut apex, mut left, mut right) = (start, start, start);
+    let (mut to_left, mut to_right) = (Vec2::ZERO, Vec2::ZERO);
     let (mut left_i, mut right_i) = (0usize, 0usize);
     let mut i = 0usize;
-    while i < n {
-        let [l, r] = narrow_edge_on(apex, portal(i));
+    while i <= portals.len() {
+        let [l, r] = match portals.get(i) {
+            Some(&ends) => narrow_edge_on(apex, ends),
+            None => [goal, goal],
+        };
+        let (to_l, to_r) = (l - apex, r - apex);
         // narrow the right side
-        if orient(apex, right, r) >= 0.0 {
-            if apex == right || orient(apex, left, r) < 0.0 {
-                right = r;
-                right_i = i;
+        if to_right.perp_dot(to_r) >= 0.0 {
+            if to_right == Vec2::ZERO || to_left.perp_dot(to_r) < 0.0 {
+                (right, to_right, right_i) = (r, to_r, i);
             } else {
                 // the right side crossed the left one: its corner is a waypoint
                 apex = left;
                 if apex != goal {
                     corner(apex);
                 }
-                right = apex;
+                (right, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);
                 i = left_i + 1;
                 right_i = left_i;
                 continue;
             }
         }
         // narrow the left side
-        if orient(apex, left, l) <= 0.0 {
-            if apex == left || orient(apex, right, l) > 0.0 {
-                left = l;
-                left_i = i;
+        if to_left.perp_dot(to_l) <= 0.0 {
+            if to_left == Vec2::ZERO || to_right.perp_dot(to_l) > 0.0 {
+                (left, to_left, left_i) = (l, to_l, i);
             } else {
                 apex = right;
                 if apex != goal {
                     corner(apex);
                 }
-                left = apex;
+                (left, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);
                 i = right_i + 1;
                 left_i = right_i;
                 continue;
