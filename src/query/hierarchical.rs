@@ -14,7 +14,7 @@ use glam::Vec2;
 use super::{NavQuery, Path, PathStatus, SearchLevel};
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
 use crate::mesh::{reversed_crossings, NavMesh};
-use crate::search::{astar, Leg, NavGraph, PortalGraph, SearchOutcome, LEG};
+use crate::search::{astar, Leg, NavGraph, SearchOutcome, LEG};
 
 impl NavQuery {
     /// Answers a query through the hierarchy when the mesh has one and the
@@ -32,7 +32,7 @@ impl NavQuery {
             return false;
         };
         if self.cached_designer_corridor(mesh, h, (start, start_region), (goal, goal_region)) {
-            self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
+            self.path_along_crossings(mesh, start_region, start, goal, PathStatus::Complete, path);
             path.level = SearchLevel::CachedCorridor;
             return true;
         }
@@ -70,7 +70,7 @@ impl NavQuery {
         if !self.stitch(mesh, h, start_region, goal_region) {
             return false;
         }
-        self.portal_corridor_into(mesh, (start, start_region), (goal, goal_region), path);
+        self.path_along_crossings(mesh, start_region, start, goal, PathStatus::Complete, path);
         path.level = SearchLevel::NavPoints;
         true
     }
@@ -290,31 +290,6 @@ impl NavQuery {
         }
         self.crossings.extend(reversed_crossings(&self.leg_buffer));
         true
-    }
-
-    /// Runs the funnel over `self.crossings` from `start` to `goal` (loops
-    /// cut first) and fills `path`.
-    fn portal_corridor_into(
-        &mut self,
-        mesh: &NavMesh,
-        (start, start_region): (Vec2, u32),
-        (goal, goal_region): (Vec2, u32),
-        path: &mut Path,
-    ) {
-        let graph = PortalGraph {
-            tables: &mesh.tables,
-            start_region,
-            goal_region,
-            goal,
-            excluded_areas: 0,
-            heuristic_scale: mesh.tables.min_cost,
-        };
-        self.nodes.clear();
-        self.nodes.push(graph.start_node());
-        self.nodes
-            .extend(self.crossings.iter().map(|&c| graph.node_of(c)));
-        self.nodes.push(graph.goal_node());
-        self.path_along_nodes(mesh, &graph, start, goal, PathStatus::Complete, path);
     }
 }
 

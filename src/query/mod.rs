@@ -312,23 +312,30 @@ impl NavQuery {
             }
         };
         self.ctx.path_to(end_node, &mut self.nodes);
-        self.path_along_nodes(mesh, &graph, start, end, status, path);
+        self.crossings.clear();
+        self.crossings.extend(
+            self.nodes
+                .iter()
+                .filter(|&&n| n < graph.start_node())
+                .map(|&n| graph.crossing_of(n)),
+        );
+        self.path_along_crossings(mesh, start_region, start, end, status, path);
         Ok(())
     }
 
-    /// Fills `path` from the portal-graph nodes in `self.nodes` (start node,
-    /// crossings, then possibly the goal node): the corridor without loops,
-    /// and the funnel from `start` to `end` across it.
-    fn path_along_nodes(
+    /// Fills `path` from the crossings in `self.crossings`, made from
+    /// `start_region`: the corridor without loops, and the funnel from `start`
+    /// to `end` across it.
+    fn path_along_crossings(
         &mut self,
         mesh: &NavMesh,
-        graph: &PortalGraph<'_>,
+        start_region: u32,
         start: Vec2,
         end: Vec2,
         status: PathStatus,
         path: &mut Path,
     ) {
-        self.corridor_without_loops(mesh, graph);
+        self.corridor_without_loops(mesh, start_region);
         path.corridor.clear();
         path.corridor.extend(
             self.regions
@@ -449,12 +456,15 @@ impl NavQuery {
         Ok(None)
     }
 
-    /// Turns the searched nodes into the corridor (`self.regions`) and its
-    /// portals (`self.portals`, portal `i` between regions `i` and `i + 1`),
-    /// cutting out loops: the search's estimates can make a detour that leaves
-    /// a region and comes back look cheap, and because regions are convex the
-    /// path can always go straight from the first visit to the last exit.
-    fn corridor_without_loops(&mut self, mesh: &NavMesh, graph: &PortalGraph<'_>) {
+    /// Turns the crossings in `self.crossings`, made from `start_region`,
+    /// into the corridor (`self.regions`) and its portals (`self.portals`,
+    /// portal `i` between regions `i` and `i + 1`), cutting out loops: the
+    /// search's estimates can make a detour that leaves a region and comes
+    /// back look cheap, stitched pieces can overlap at their seams, and
+    /// because regions are convex the path can always go straight from the
+    /// first visit to the last exit.
+    fn corridor_without_loops(&mut self, mesh: &NavMesh, start_region: u32) {
+        let t = &mesh.tables;
         self.regions.clear();
         self.portals.clear();
         if self.region_stamp.len() < mesh.region_count() {
@@ -465,11 +475,10 @@ impl NavQuery {
             self.region_stamp.fill((0, 0));
             self.stamp = 1;
         }
-        for &node in &self.nodes {
-            if node == graph.goal_node() {
-                break; // it repeats the goal region
-            }
-            let r = graph.entered(node);
+        self.region_stamp[start_region as usize] = (self.stamp, 0);
+        self.regions.push(start_region);
+        for &c in &self.crossings {
+            let r = t.entered(c);
             let (stamp, at) = self.region_stamp[r as usize];
             if stamp == self.stamp
                 && (at as usize) < self.regions.len()
@@ -480,9 +489,7 @@ impl NavQuery {
                 self.portals.truncate(at as usize);
                 continue;
             }
-            if node < graph.start_node() {
-                self.portals.push(graph.crossing_ends(node));
-            }
+            self.portals.push(t.crossing_ends(c));
             self.region_stamp[r as usize] = (self.stamp, self.regions.len() as u32);
             self.regions.push(r);
         }

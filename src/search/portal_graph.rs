@@ -85,12 +85,6 @@ impl PortalGraph<'_> {
         self.tables.entered(self.crossing_of(node))
     }
 
-    /// `[left, right]` of a crossing node as seen by someone making the crossing.
-    #[inline]
-    pub(crate) fn crossing_ends(&self, node: u32) -> [Vec2; 2] {
-        self.tables.crossing_ends(self.crossing_of(node))
-    }
-
     #[inline]
     fn allowed(&self, region: u32) -> bool {
         let area = self.tables.region_area[region as usize];
