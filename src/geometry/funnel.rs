@@ -46,9 +46,18 @@ pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: 
     let mut i = 0usize;
     while i <= portals.len() {
         let [l, r] = match portals.get(i) {
-            Some(&ends) => narrow_edge_on(apex, ends),
+            Some(&ends) => ends,
             None => [goal, goal],
         };
+        if to_right.perp_dot(r - apex) < 0.0 && to_left.perp_dot(l - apex) > 0.0 {
+            // Both ends strictly outside the funnel: it stays as it is. Such a
+            // portal is not seen edge-on (its ends lie on both sides of a
+            // wedge narrower than a half-plane) unless the apex lies on it,
+            // and then every way out of the apex crosses it anyway.
+            i += 1;
+            continue;
+        }
+        let [l, r] = narrow_edge_on(apex, [l, r]);
         let (to_l, to_r) = (l - apex, r - apex);
         // narrow the right side
         if to_right.perp_dot(to_r) >= 0.0 {
