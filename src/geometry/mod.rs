@@ -127,10 +127,15 @@ const EDGE_ON: f32 = 1e-6;
 #[must_use]
 pub fn narrow_edge_on(apex: Vec2, [l, r]: [Vec2; 2]) -> [Vec2; 2] {
     let twice_area = orient(apex, l, r).abs();
-    // fast path without square roots: L1 lengths bound the Euclidean ones
-    // from above, so clearing the bound with them clears it exactly too
+    // fast paths without square roots: L1 lengths bound the Euclidean ones
+    // from above, so clearing the bound with them clears it exactly too;
+    // the first, cheaper one also bounds |lr| by the sum of the other two
     let l1 = |v: Vec2| v.x.abs() + v.y.abs();
-    if l == r || twice_area > EDGE_ON * l1(r - l) * (l1(l - apex) + l1(r - apex)) {
+    let reach = l1(l - apex) + l1(r - apex);
+    if twice_area > EDGE_ON * reach * reach {
+        return [l, r];
+    }
+    if l == r || twice_area > EDGE_ON * l1(r - l) * reach {
         return [l, r];
     }
     if twice_area > EDGE_ON * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
