@@ -21,7 +21,7 @@
 
 use glam::Vec2;
 
-use super::{narrow_edge_on, orient};
+use super::{edge_on_point, narrow_edge_on, orient};
 
 /// Writes to `out` the taut path from `start` to `goal` through `portals`
 /// (`[left, right]` as seen travelling along the corridor). `out` is cleared first.
@@ -45,11 +45,15 @@ pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: 
     let (mut left_i, mut right_i) = (0usize, 0usize);
     let mut i = 0usize;
     while i <= portals.len() {
-        let [l, r] = match portals.get(i) {
+        let [mut l, mut r] = match portals.get(i) {
             Some(&ends) => ends,
             None => [goal, goal],
         };
-        if to_right.perp_dot(r - apex) < 0.0 && to_left.perp_dot(l - apex) > 0.0 {
+        let (mut to_l, mut to_r) = (l - apex, r - apex);
+        // right_turn >= 0: r is not right of the right side, so it may narrow
+        // the funnel there; left_turn <= 0: likewise for l on the left
+        let (mut right_turn, mut left_turn) = (to_right.perp_dot(to_r), to_left.perp_dot(to_l));
+        if right_turn < 0.0 && left_turn > 0.0 {
             // Both ends strictly outside the funnel: it stays as it is. Such a
             // portal is not seen edge-on (its ends lie on both sides of a
             // wedge narrower than a half-plane) unless the apex lies on it,
@@ -57,10 +61,13 @@ pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: 
             i += 1;
             continue;
         }
-        let [l, r] = narrow_edge_on(apex, [l, r]);
-        let (to_l, to_r) = (l - apex, r - apex);
+        if let Some(point) = edge_on_point(apex, [l, r]) {
+            (l, r) = (point, point);
+            (to_l, to_r) = (l - apex, r - apex);
+            (right_turn, left_turn) = (to_right.perp_dot(to_r), to_left.perp_dot(to_l));
+        }
         // narrow the right side
-        if to_right.perp_dot(to_r) >= 0.0 {
+        if right_turn >= 0.0 {
             if to_right == Vec2::ZERO || to_left.perp_dot(to_r) < 0.0 {
                 (right, to_right, right_i) = (r, to_r, i);
             } else {
@@ -76,7 +83,7 @@ pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: 
             }
         }
         // narrow the left side
-        if to_left.perp_dot(to_l) <= 0.0 {
+        if left_turn <= 0.0 {
             if to_left == Vec2::ZERO || to_right.perp_dot(to_l) > 0.0 {
                 (left, to_left, left_i) = (l, to_l, i);
             } else {

@@ -125,31 +125,38 @@ const EDGE_ON: f32 = 1e-6;
 /// portal is narrowed to that point.
 #[inline]
 #[must_use]
-pub fn narrow_edge_on(apex: Vec2, [l, r]: [Vec2; 2]) -> [Vec2; 2] {
+pub fn narrow_edge_on(apex: Vec2, portal: [Vec2; 2]) -> [Vec2; 2] {
+    match edge_on_point(apex, portal) {
+        Some(point) => [point, point],
+        None => portal,
+    }
+}
+
+/// The point [`narrow_edge_on`] narrows the portal to, or `None` when the
+/// portal is not seen edge-on and stays as it is.
+#[inline]
+pub(crate) fn edge_on_point(apex: Vec2, [l, r]: [Vec2; 2]) -> Option<Vec2> {
     let twice_area = orient(apex, l, r).abs();
     // fast paths without square roots: L1 lengths bound the Euclidean ones
     // from above, so clearing the bound with them clears it exactly too;
     // the first, cheaper one also bounds |lr| by the sum of the other two
     let l1 = |v: Vec2| v.x.abs() + v.y.abs();
     let reach = l1(l - apex) + l1(r - apex);
-    if twice_area > EDGE_ON * reach * reach {
-        return [l, r];
-    }
-    if l == r || twice_area > EDGE_ON * l1(r - l) * reach {
-        return [l, r];
-    }
-    if twice_area > EDGE_ON * l.distance(r) * (apex.distance(l) + apex.distance(r)) {
-        return [l, r];
+    if twice_area > EDGE_ON * reach * reach
+        || l == r
+        || twice_area > EDGE_ON * l1(r - l) * reach
+        || twice_area > EDGE_ON * l.distance(r) * (apex.distance(l) + apex.distance(r))
+    {
+        return None;
     }
     let t = (apex - l).dot(r - l) / l.distance_squared(r);
-    let point = if (0.0..=1.0).contains(&t) {
+    Some(if (0.0..=1.0).contains(&t) {
         apex
     } else if apex.distance_squared(l) <= apex.distance_squared(r) {
         l
     } else {
         r
-    };
-    [point, point]
+    })
 }
 
 /// True when two segments share a point other than a common endpoint, in exact
