@@ -3,7 +3,7 @@
 
 use glam::Vec2;
 
-use super::{MeshData, NavMesh};
+use super::MeshData;
 use crate::geometry::{self, Aabb};
 
 /// Slack allowed when testing whether a point lies in a region, world units.
@@ -18,12 +18,25 @@ pub(crate) struct Locator {
     inv_cell: f32,
     cols: u32,
     rows: u32,
-    /// CSR: regions of cell c are `items[starts[c]..starts[c+1]]`.
+    /// CSR: regions of cell c are `items[starts[c]..starts[c+1]]`, each with
+    /// its bounding box beside it, so a cell's candidates are one read.
     starts: Vec<u32>,
-    items: Vec<u32>,
-    /// Bounding box of each region, grown by [`LOCATE_EPS`]: a cheap test
-    /// before the polygon one (thin regions list in many cells).
-    boxes: Vec<Aabb>,
+    items: Vec<Item>,
+    /// Every region's polygon, in dense order, packed: region `r`'s
+    /// vertices are `corners[corner_start[r]..corner_start[r + 1]]`. A
+    /// point test reads them here rather than through the slot map and each
+    /// region's own vertex list, two dependent loads fewer per candidate.
+    corner_start: Vec<u32>,
+    corners: Vec<Vec2>,
+}
+
+/// A region listed in a cell, with its bounding box grown by
+/// [`LOCATE_EPS`]: a cheap test before the polygon one (thin regions list in
+/// many cells).
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    region: u32,
+    bounds: Aabb,
 }
 
 impl Locator {
@@ -45,11 +58,17 @@ impl Locator {
             rows,
             starts: Vec::new(),
             items: Vec::new(),
-            boxes: Vec::new(),
+            corner_start: Vec::with_capacity(n + 1),
+            corners: Vec::new(),
         };
+        loc.corner_start.push(0);
+        for r in data.regions.values() {
+            loc.corners.extend_from_slice(&r.vertices);
+            loc.corner_start.push(loc.corners.len() as u32);
+        }
         let cells = (cols * rows) as usize;
         let mut counts = vec![0u32; cells + 1];
-        loc.boxes = data
+        let boxes: Vec<Aabb> = data
             .regions
             .values()
             .map(|r| {
@@ -60,8 +79,7 @@ impl Locator {
                 }
             })
             .collect();
-        let ranges: Vec<(u32, u32, u32, u32)> = loc
-            .boxes
+        let ranges: Vec<(u32, u32, u32, u32)> = boxes
             .iter()
             .map(|b| {
                 let (x0, y0) = loc.cell_of(b.min);
@@ -80,12 +98,19 @@ impl Locator {
             counts[c + 1] += counts[c];
         }
         let mut fill = counts.clone();
-        let mut items = vec![0u32; counts[cells] as usize];
+        let placeholder = Item {
+            region: u32::MAX,
+            bounds: boxes[0],
+        };
+        let mut items = vec![placeholder; counts[cells] as usize];
         for (r, &(x0, y0, x1, y1)) in ranges.iter().enumerate() {
             for y in y0..=y1 {
                 for x in x0..=x1 {
                     let c = (y * cols + x) as usize;
-                    items[fill[c] as usize] = r as u32;
+                    items[fill[c] as usize] = Item {
+                        region: r as u32,
+                        bounds: boxes[r],
+                    };
                     fill[c] += 1;
                 }
             }
@@ -105,7 +130,7 @@ impl Locator {
     }
 
     /// Dense index of a region containing `p`.
-    pub(crate) fn locate(&self, mesh: &NavMesh, p: Vec2) -> Option<u32> {
+    pub(crate) fn locate(&self, p: Vec2) -> Option<u32> {
         if self.starts.is_empty() {
             return None;
         }
@@ -121,17 +146,22 @@ impl Locator {
         let (x, y) = self.cell_of(p);
         let c = (y * self.cols + x) as usize;
         let candidates = &self.items[self.starts[c] as usize..self.starts[c + 1] as usize];
-        candidates.iter().copied().find(|&r| {
-            let b = &self.boxes[r as usize];
+        candidates.iter().find_map(|item| {
+            let b = &item.bounds;
             if p.cmplt(b.min).any() || p.cmpgt(b.max).any() {
-                return false;
+                return None;
             }
-            let key = mesh.tables.region_keys[r as usize];
-            mesh.data.regions.get(key).is_some_and(|region| {
-                region.vertices.len() >= 3
-                    && geometry::convex_contains(&region.vertices, p, LOCATE_EPS)
-            })
+            let polygon = self.polygon(item.region);
+            (polygon.len() >= 3 && geometry::convex_contains(polygon, p, LOCATE_EPS))
+                .then_some(item.region)
         })
+    }
+
+    /// Region `r`'s polygon (dense index).
+    #[inline]
+    fn polygon(&self, r: u32) -> &[Vec2] {
+        let r = r as usize;
+        &self.corners[self.corner_start[r] as usize..self.corner_start[r + 1] as usize]
     }
 
     /// Dense indices of the regions listed in the cells that the box `b` covers
@@ -146,8 +176,10 @@ impl Locator {
         for y in y0..=y1 {
             for x in x0..=x1 {
                 let c = (y * self.cols + x) as usize;
-                out.extend_from_slice(
-                    &self.items[self.starts[c] as usize..self.starts[c + 1] as usize],
+                out.extend(
+                    self.items[self.starts[c] as usize..self.starts[c + 1] as usize]
+                        .iter()
+                        .map(|item| item.region),
                 );
             }
         }

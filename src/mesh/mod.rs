@@ -398,7 +398,7 @@ impl NavMesh {
             return None;
         }
         self.locator
-            .locate(self, p)
+            .locate(p)
             .map(|r| self.tables.region_keys[r as usize])
     }
 

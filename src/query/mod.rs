@@ -509,7 +509,7 @@ impl NavQuery {
                 y: p.y,
             });
         }
-        if let Some(r) = mesh.locator.locate(mesh, p) {
+        if let Some(r) = mesh.locator.locate(p) {
             return Ok((p, r));
         }
         if snap > 0.0 {
