@@ -27,8 +27,17 @@ use std::time::Instant;
 
 use portalnav::{bake, BakeConfig, Grid, NavMesh, NavQuery, Path, QueryFilter, Scenario};
 
-/// Rounds each engine runs the scenario list; a problem's time is its fastest.
+/// Rounds each engine runs the scenario list; a problem's time is its
+/// fastest. `PORTALNAV_BENCH_ROUNDS=1` gives one pass per engine.
 const ROUNDS: usize = 3;
+
+fn rounds() -> usize {
+    std::env::var("PORTALNAV_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .filter(|&r| r > 0)
+        .unwrap_or(ROUNDS)
+}
 
 fn stats(mut v: Vec<f64>) -> (f64, f64) {
     v.sort_by(f64::total_cmp);
@@ -89,7 +98,7 @@ fn main() {
         );
         let (mut hier_len, mut flat_len, mut poly_len) =
             (vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n]);
-        for _ in 0..ROUNDS {
+        for _ in 0..rounds() {
             for (query, times, lengths) in [
                 (&mut q, &mut ours, &mut hier_len),
                 (&mut flat, &mut flat_t, &mut flat_len),
