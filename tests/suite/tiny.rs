@@ -337,4 +337,12 @@ fn a_small_budget_gives_a_partial_path_or_an_error() {
         q.find_path(&mesh, a, b, &strict).unwrap().status(),
         portalnav::PathStatus::Complete
     );
+    // through the hierarchy the same budget does not bind: the L2 route is
+    // looked up in the all-pairs table, which expands nothing
+    let mut h = NavQuery::new();
+    h.set_max_expansions(3);
+    let long = h.find_path(&mesh, a, b, &strict).unwrap();
+    assert_eq!(long.status(), portalnav::PathStatus::Complete);
+    assert_eq!(long.level(), portalnav::SearchLevel::NavPoints);
+    assert_eq!(h.last_expansions(), 0);
 }
