@@ -135,16 +135,19 @@ pub fn narrow_edge_on(apex: Vec2, portal: [Vec2; 2]) -> [Vec2; 2] {
 /// The point [`narrow_edge_on`] narrows the portal to, or `None` when the
 /// portal is not seen edge-on and stays as it is.
 #[inline]
+#[must_use]
 pub(crate) fn edge_on_point(apex: Vec2, [l, r]: [Vec2; 2]) -> Option<Vec2> {
-    let twice_area = orient(apex, l, r).abs();
-    // fast paths without square roots: L1 lengths bound the Euclidean ones
-    // from above, so clearing the bound with them clears it exactly too;
-    // the first, cheaper one also bounds |lr| by the sum of the other two
+    let (to_l, to_r) = (l - apex, r - apex);
+    if clearly_not_edge_on(to_l, to_r) {
+        return None;
+    }
+    // the same test with |lr| itself, in L1 then exactly: L1 lengths bound
+    // the Euclidean ones from above, so clearing the bound with them clears
+    // it exactly too
+    let twice_area = to_l.perp_dot(to_r).abs();
     let l1 = |v: Vec2| v.x.abs() + v.y.abs();
-    let reach = l1(l - apex) + l1(r - apex);
-    if twice_area > EDGE_ON * reach * reach
-        || l == r
-        || twice_area > EDGE_ON * l1(r - l) * reach
+    if l == r
+        || twice_area > EDGE_ON * l1(r - l) * (l1(to_l) + l1(to_r))
         || twice_area > EDGE_ON * l.distance(r) * (apex.distance(l) + apex.distance(r))
     {
         return None;
@@ -157,6 +160,17 @@ pub(crate) fn edge_on_point(apex: Vec2, [l, r]: [Vec2; 2]) -> Option<Vec2> {
     } else {
         r
     })
+}
+
+/// The first, cheapest test of [`edge_on_point`], on the portal's ends
+/// relative to the apex: true when the portal is certainly not seen edge-on,
+/// with |lr| bounded by the sum of the apex's L1 distances to its ends (and
+/// L1 lengths bounding Euclidean ones from above).
+#[inline]
+#[must_use]
+pub(crate) fn clearly_not_edge_on(to_l: Vec2, to_r: Vec2) -> bool {
+    let reach = (to_l.x.abs() + to_l.y.abs()) + (to_r.x.abs() + to_r.y.abs());
+    to_l.perp_dot(to_r).abs() > EDGE_ON * reach * reach
 }
 
 /// True when two segments share a point other than a common endpoint, in exact
