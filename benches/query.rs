@@ -11,13 +11,15 @@
 //!
 //! Timing: each engine runs the whole list back to back, as a game queries one
 //! engine. Portalnav (both modes) and polyanya take turns for [`ROUNDS`]
-//! rounds, and a problem's time is its fastest round; medians and means are
-//! over those. This machine's speed drifts by up to half over seconds (other
-//! tenants, clock speed), and the engine that happens to run first after the
-//! bake also pays for cold caches: on AR0011SR one pass's median ranged 3.3
-//! to 5.4 us with the same code. Taking turns puts the engines under the same
-//! drift, and the fastest round keeps what the code costs. Grid A* (ms per
-//! query, for scale only) gets one untimed pass and one timed.
+//! rounds, in an order that rotates each round, and a problem's time is its
+//! fastest round: the warm-cache best case of each engine, medians and means
+//! over the problems. This machine's speed drifts by up to half over seconds
+//! (other tenants, clock speed), and the engine that happens to run first
+//! after the bake also pays for cold caches: on AR0011SR one pass's median
+//! ranged 3.3 to 5.4 us with the same code. Taking turns puts the engines
+//! under the same drift. Grid A* (ms per query, for scale only) gets one
+//! untimed pass and one timed, so the grid/hierarchical column compares one
+//! pass with a best of [`ROUNDS`].
 
 #[path = "common/peers.rs"]
 mod peers;
@@ -32,11 +34,13 @@ use portalnav::{bake, BakeConfig, Grid, NavMesh, NavQuery, Path, QueryFilter, Sc
 const ROUNDS: usize = 3;
 
 fn rounds() -> usize {
-    std::env::var("PORTALNAV_BENCH_ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .filter(|&r| r > 0)
-        .unwrap_or(ROUNDS)
+    match std::env::var("PORTALNAV_BENCH_ROUNDS") {
+        Err(_) => ROUNDS,
+        Ok(r) => match r.parse() {
+            Ok(r) if r > 0 => r,
+            _ => panic!("PORTALNAV_BENCH_ROUNDS must be a whole number above 0, not {r:?}"),
+        },
+    }
 }
 
 fn stats(mut v: Vec<f64>) -> (f64, f64) {
@@ -98,11 +102,23 @@ fn main() {
         );
         let (mut hier_len, mut flat_len, mut poly_len) =
             (vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n]);
-        for _ in 0..rounds() {
-            for (query, times, lengths) in [
-                (&mut q, &mut ours, &mut hier_len),
-                (&mut flat, &mut flat_t, &mut flat_len),
-            ] {
+        for round in 0..rounds() {
+            for engine in (0..3).map(|k| (k + round) % 3) {
+                if engine == 2 {
+                    for (i, s) in scens.iter().enumerate() {
+                        let t = Instant::now();
+                        let len =
+                            peers::polyanya_path_length(&peer, s.start_point(), s.goal_point());
+                        theirs[i] = theirs[i].min(t.elapsed().as_secs_f64() * 1e6);
+                        poly_len[i] = len.expect("polyanya solves every scenario");
+                    }
+                    continue;
+                }
+                let (query, times, lengths) = if engine == 0 {
+                    (&mut q, &mut ours, &mut hier_len)
+                } else {
+                    (&mut flat, &mut flat_t, &mut flat_len)
+                };
                 for (i, s) in scens.iter().enumerate() {
                     let t = Instant::now();
                     query
@@ -111,12 +127,6 @@ fn main() {
                     times[i] = times[i].min(t.elapsed().as_secs_f64() * 1e6);
                     lengths[i] = path.length();
                 }
-            }
-            for (i, s) in scens.iter().enumerate() {
-                let t = Instant::now();
-                let len = peers::polyanya_path_length(&peer, s.start_point(), s.goal_point());
-                theirs[i] = theirs[i].min(t.elapsed().as_secs_f64() * 1e6);
-                poly_len[i] = len.expect("polyanya solves every scenario");
             }
         }
         let mut grid_t = Vec::new();
