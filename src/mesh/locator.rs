@@ -3,7 +3,7 @@
 
 use glam::Vec2;
 
-use super::MeshData;
+use super::{MeshData, Tables};
 use crate::geometry::{self, Aabb};
 
 /// Slack allowed when testing whether a point lies in a region, world units.
@@ -19,15 +19,11 @@ pub(crate) struct Locator {
     cols: u32,
     rows: u32,
     /// CSR: regions of cell c are `items[starts[c]..starts[c+1]]`, each with
-    /// its bounding box beside it, so a cell's candidates are one read.
+    /// its bounding box beside it, so a cell's candidates are one read (20
+    /// bytes an entry rather than 4, and a region has an entry in every cell
+    /// its box covers).
     starts: Vec<u32>,
     items: Vec<Item>,
-    /// Every region's polygon, in dense order, packed: region `r`'s
-    /// vertices are `corners[corner_start[r]..corner_start[r + 1]]`. A
-    /// point test reads them here rather than through the slot map and each
-    /// region's own vertex list, two dependent loads fewer per candidate.
-    corner_start: Vec<u32>,
-    corners: Vec<Vec2>,
 }
 
 /// A region listed in a cell, with its bounding box grown by
@@ -58,14 +54,7 @@ impl Locator {
             rows,
             starts: Vec::new(),
             items: Vec::new(),
-            corner_start: Vec::with_capacity(n + 1),
-            corners: Vec::new(),
         };
-        loc.corner_start.push(0);
-        for r in data.regions.values() {
-            loc.corners.extend_from_slice(&r.vertices);
-            loc.corner_start.push(loc.corners.len() as u32);
-        }
         let cells = (cols * rows) as usize;
         let mut counts = vec![0u32; cells + 1];
         let boxes: Vec<Aabb> = data
@@ -98,11 +87,11 @@ impl Locator {
             counts[c + 1] += counts[c];
         }
         let mut fill = counts.clone();
-        let placeholder = Item {
+        let unfilled = Item {
             region: u32::MAX,
-            bounds: boxes[0],
+            bounds: Aabb::EMPTY,
         };
-        let mut items = vec![placeholder; counts[cells] as usize];
+        let mut items = vec![unfilled; counts[cells] as usize];
         for (r, &(x0, y0, x1, y1)) in ranges.iter().enumerate() {
             for y in y0..=y1 {
                 for x in x0..=x1 {
@@ -130,7 +119,7 @@ impl Locator {
     }
 
     /// Dense index of a region containing `p`.
-    pub(crate) fn locate(&self, p: Vec2) -> Option<u32> {
+    pub(crate) fn locate(&self, tables: &Tables, p: Vec2) -> Option<u32> {
         if self.starts.is_empty() {
             return None;
         }
@@ -151,17 +140,10 @@ impl Locator {
             if p.cmplt(b.min).any() || p.cmpgt(b.max).any() {
                 return None;
             }
-            let polygon = self.polygon(item.region);
+            let polygon = tables.polygon(item.region);
             (polygon.len() >= 3 && geometry::convex_contains(polygon, p, LOCATE_EPS))
                 .then_some(item.region)
         })
-    }
-
-    /// Region `r`'s polygon (dense index).
-    #[inline]
-    fn polygon(&self, r: u32) -> &[Vec2] {
-        let r = r as usize;
-        &self.corners[self.corner_start[r] as usize..self.corner_start[r + 1] as usize]
     }
 
     /// Dense indices of the regions listed in the cells that the box `b` covers

@@ -216,6 +216,13 @@ pub(crate) struct Tables {
     pub region_tree: Vec<u32>,
     pub min_cost: f32,
     pub bounds: Aabb,
+    /// Every region's polygon, packed in dense order: region `r`'s vertices
+    /// are `corners[corner_start[r]..corner_start[r + 1]]`. Point location,
+    /// nearest points and raycasts read them here rather than through the
+    /// slot map and each region's own vertex list (two dependent loads fewer
+    /// per region).
+    pub corner_start: Vec<u32>,
+    pub corners: Vec<Vec2>,
 }
 
 /// A baked navigation mesh: convex regions linked by portals.
@@ -398,7 +405,7 @@ impl NavMesh {
             return None;
         }
         self.locator
-            .locate(p)
+            .locate(&self.tables, p)
             .map(|r| self.tables.region_keys[r as usize])
     }
 
@@ -433,7 +440,11 @@ impl Tables {
         let mut region_component = Vec::with_capacity(region_keys.len());
         let mut bounds = Aabb::EMPTY;
         let mut min_cost = f32::INFINITY;
+        let mut corner_start = Vec::with_capacity(region_keys.len() + 1);
+        let mut corners = Vec::new();
         for region in data.regions.values() {
+            corner_start.push(corners.len() as u32);
+            corners.extend_from_slice(&region.vertices);
             region_start.push(region_portals.len() as u32);
             for p in region.portals.iter().flatten() {
                 if let Some(portal) = data.portals.get(*p) {
@@ -448,6 +459,7 @@ impl Tables {
             bounds = bounds.union(Aabb::from_points(&region.vertices));
         }
         region_start.push(region_portals.len() as u32);
+        corner_start.push(corners.len() as u32);
         let index_of = |k: RegionId| data.regions.get(k).map_or(u32::MAX, |r| r.index);
         let portal_regions: Vec<[u32; 2]> = data
             .portals
@@ -468,7 +480,16 @@ impl Tables {
             region_component,
             min_cost: if min_cost.is_finite() { min_cost } else { 1.0 },
             bounds,
+            corner_start,
+            corners,
         }
+    }
+
+    /// Dense region `r`'s polygon.
+    #[inline]
+    pub(crate) fn polygon(&self, r: u32) -> &[Vec2] {
+        let r = r as usize;
+        &self.corners[self.corner_start[r] as usize..self.corner_start[r + 1] as usize]
     }
 
     /// True when a search from `start_region` to `goal_region` may need to

@@ -375,9 +375,7 @@ impl NavQuery {
         mesh.locator.candidates_in(query_box, &mut self.candidates);
         let mut best: Option<(f32, Vec2, u32)> = None;
         for &r in &self.candidates {
-            let key = mesh.tables.region_keys[r as usize];
-            let region = &mesh.data.regions[key];
-            let v = &region.vertices;
+            let v = mesh.tables.polygon(r);
             for k in 0..v.len() {
                 let q = geometry::closest_on_segment(v[k], v[(k + 1) % v.len()], p);
                 let d = q.distance_squared(p);
@@ -414,7 +412,7 @@ impl NavQuery {
         for _ in 0..=mesh.region_count() {
             let key = mesh.tables.region_keys[region as usize];
             let r = &mesh.data.regions[key];
-            let v = &r.vertices;
+            let v = mesh.tables.polygon(region);
             let n = v.len();
             // the exit edge: of the edges the ray crosses outwards, the first
             let mut exit: Option<(f32, usize)> = None;
@@ -509,7 +507,7 @@ impl NavQuery {
                 y: p.y,
             });
         }
-        if let Some(r) = mesh.locator.locate(p) {
+        if let Some(r) = mesh.locator.locate(&mesh.tables, p) {
             return Ok((p, r));
         }
         if snap > 0.0 {

@@ -66,7 +66,7 @@ impl PortalGraph<'_> {
         node / SLOTS
     }
 
-    /// A node making `crossing` (for walking a known corridor).
+    /// The first of the [`SLOTS`] nodes making `crossing`.
     #[inline]
     pub(crate) fn node_of(&self, crossing: u32) -> u32 {
         crossing * SLOTS
