@@ -27,7 +27,7 @@
 
 use glam::Vec2;
 
-use super::{clearly_not_edge_on, edge_on_point, narrow_edge_on, orient};
+use super::{clearly_not_edge_on, edge_on_point, l1, narrow_edge_on, orient};
 
 /// Writes to `out` the taut path from `start` to `goal` through `portals`
 /// (`[left, right]` as seen travelling along the corridor). `out` is cleared first.
@@ -185,7 +185,6 @@ impl Side {
     /// stands on (a crossing point) must not wrap `b` and come back.
     #[inline]
     fn clearly_outward(self, a: Vec2, b: Vec2, c: Vec2) -> bool {
-        let l1 = |v: Vec2| v.x.abs() + v.y.abs();
         let rounding = f32::EPSILON * ((l1(a) + l1(b)) * l1(c - a) + (l1(a) + l1(c)) * l1(b - a));
         self.outward(a, b, c) > rounding
     }

@@ -145,7 +145,6 @@ pub(crate) fn edge_on_point(apex: Vec2, [l, r]: [Vec2; 2]) -> Option<Vec2> {
     // the Euclidean ones from above, so clearing the bound with them clears
     // it exactly too
     let twice_area = to_l.perp_dot(to_r).abs();
-    let l1 = |v: Vec2| v.x.abs() + v.y.abs();
     if l == r
         || twice_area > EDGE_ON * l1(r - l) * (l1(to_l) + l1(to_r))
         || twice_area > EDGE_ON * l.distance(r) * (apex.distance(l) + apex.distance(r))
@@ -169,8 +168,15 @@ pub(crate) fn edge_on_point(apex: Vec2, [l, r]: [Vec2; 2]) -> Option<Vec2> {
 #[inline]
 #[must_use]
 pub(crate) fn clearly_not_edge_on(to_l: Vec2, to_r: Vec2) -> bool {
-    let reach = (to_l.x.abs() + to_l.y.abs()) + (to_r.x.abs() + to_r.y.abs());
+    let reach = l1(to_l) + l1(to_r);
     to_l.perp_dot(to_r).abs() > EDGE_ON * reach * reach
+}
+
+/// The L1 length of `v`, an upper bound on its Euclidean length that needs
+/// no square root.
+#[inline]
+pub(crate) fn l1(v: Vec2) -> f32 {
+    v.x.abs() + v.y.abs()
 }
 
 /// True when two segments share a point other than a common endpoint, in exact

@@ -3,7 +3,7 @@
 
 use glam::Vec2;
 
-use super::{MeshData, Tables};
+use super::Tables;
 use crate::geometry::{self, Aabb};
 
 /// Slack allowed when testing whether a point lies in a region, world units.
@@ -36,8 +36,8 @@ struct Item {
 }
 
 impl Locator {
-    pub(crate) fn build(data: &MeshData, bounds: Aabb) -> Locator {
-        let n = data.regions.len();
+    pub(crate) fn build(tables: &Tables) -> Locator {
+        let (n, bounds) = (tables.region_keys.len(), tables.bounds);
         if n == 0 || bounds.is_empty() {
             return Locator::default();
         }
@@ -57,11 +57,9 @@ impl Locator {
         };
         let cells = (cols * rows) as usize;
         let mut counts = vec![0u32; cells + 1];
-        let boxes: Vec<Aabb> = data
-            .regions
-            .values()
+        let boxes: Vec<Aabb> = (0..n as u32)
             .map(|r| {
-                let b = Aabb::from_points(&r.vertices);
+                let b = Aabb::from_points(tables.polygon(r));
                 Aabb {
                     min: b.min - Vec2::splat(LOCATE_EPS),
                     max: b.max + Vec2::splat(LOCATE_EPS),

@@ -242,7 +242,7 @@ impl NavMesh {
     /// Wraps baked data, deriving the search tables and the point locator.
     pub(crate) fn from_data(mut data: MeshData) -> NavMesh {
         let tables = Tables::build(&data);
-        let locator = Locator::build(&data, tables.bounds);
+        let locator = Locator::build(&tables);
         let hierarchy = data.hierarchy.take();
         let mut mesh = NavMesh {
             data,
