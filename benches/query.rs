@@ -59,7 +59,7 @@ fn mean_p99(mut v: Vec<f64>) -> (f64, f64) {
 }
 
 fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps");
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))

@@ -1,7 +1,7 @@
 //! Bakes one map many times, for profiling the bake (`perf record`).
 //!
 //! ```sh
-//! cargo run --release --example bake_profile -- ../shared/data/movingai/Aurora.map 10
+//! cargo run --release --example bake_profile -- data/maps/Aurora.map 10
 //! ```
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -6,6 +6,7 @@
 
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod bake;
 mod error;
@@ -19,7 +20,7 @@ mod search;
 
 pub use bake::{BakeConfig, TriangleSoup, DEFAULT_CLUSTER_SIZE, DEFAULT_WIDE_PORTAL};
 pub use error::{BakeError, FileError, LevelError, QueryError};
-pub use io::FORMAT_VERSION;
+pub use io::{write_atomically, FORMAT_VERSION};
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
 pub use mesh::{
     AreaKind, BakeStats, HierarchyStats, NavMesh, NavNode, NavPointKind, Portal, PortalId, Region,

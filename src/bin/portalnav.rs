@@ -1,6 +1,9 @@
-//! The portalnav command line: bake, path, scen, render (contracts in DESIGN.md).
+//! The portalnav command line: bake, path, scen, render.
+//!
+//! Every failure is one line on stderr (`error: ...`) and an exit code that
+//! says what kind of failure it was (see [`Failure`] and the README).
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -8,12 +11,15 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use glam::Vec2;
 use portalnav::{BakeConfig, Level, NavMesh, NavQuery, QueryError, QueryFilter, Scenario};
+use serde_json::json;
 
 #[derive(Parser)]
 #[command(
     name = "portalnav",
     version,
-    about = "Bake and query 2D navigation meshes"
+    about = "Bake and query 2D navigation meshes",
+    after_help = "Exit codes: 0 success, 2 bad command line, 3 an input cannot be read or is invalid, \
+                  4 the bake failed, 5 the query has no answer, 6 an output cannot be written."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -23,10 +29,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Bake a level (.json or Moving AI .map) into a .nav file.
+    #[command(
+        after_help = "Example:\n  portalnav bake data/levels/rts_base.json -o rts_base.nav --json"
+    )]
     Bake {
         /// The level file.
         level: PathBuf,
-        /// Where to write the baked file.
+        /// Where to write the baked file (never the level itself).
         #[arg(short, long)]
         output: PathBuf,
         /// Agent class of the level to bake for (default: radius 0).
@@ -35,22 +44,39 @@ enum Command {
         /// Skip the nav-point hierarchy and its cached corridors.
         #[arg(long)]
         no_corridors: bool,
+        /// Print the summary as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Find one path and print its waypoints.
+    #[command(
+        allow_negative_numbers = true,
+        after_help = "Example:\n  portalnav path data/levels/moba_lanes.json 10 10 190 110\n  \
+                      portalnav path level.nav -5 -5 1.2e2 3e1"
+    )]
     Path {
         /// A .nav file or a level file (baked on the fly).
         mesh: PathBuf,
+        /// Start x, world units.
         sx: f32,
+        /// Start y, world units.
         sy: f32,
+        /// Goal x, world units.
         gx: f32,
+        /// Goal y, world units.
         gy: f32,
         /// Agent class to bake for when given a level.
         #[arg(long)]
         agent: Option<String>,
     },
     /// Run a Moving AI scenario file and write one CSV row per problem.
+    #[command(
+        after_help = "Example:\n  portalnav scen data/maps/den520d.map data/maps/den520d.map.scen --out paths.csv"
+    )]
     Scen {
+        /// The Moving AI map.
         map: PathBuf,
+        /// Its scenario file.
         scen: PathBuf,
         /// Bake without the nav-point hierarchy: plain region-level search, for comparison.
         #[arg(long)]
@@ -58,11 +84,18 @@ enum Command {
         /// Agent radius to bake with, world units.
         #[arg(long, default_value_t = 0.0)]
         radius: f32,
-        /// CSV output (default: standard output).
+        /// CSV output (default: standard output, or none with --json).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Print the summary as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Draw a mesh (and optionally a path) as SVG.
+    #[command(
+        allow_negative_numbers = true,
+        after_help = "Example:\n  portalnav render data/levels/rts_base.json -o rts_base.svg --path 8 8 90 50"
+    )]
     Render {
         /// A .nav file or a level file.
         mesh: PathBuf,
@@ -75,23 +108,65 @@ enum Command {
     },
 }
 
+/// A failed command: its exit code and what to print.
+struct Failure {
+    code: u8,
+    error: Box<dyn std::error::Error>,
+}
+
+/// An input (level, map, scenario or baked file) cannot be read or is invalid.
+const EXIT_INPUT: u8 = 3;
+/// The bake failed.
+const EXIT_BAKE: u8 = 4;
+/// The query has no answer (point off the mesh, unreachable goal, ...).
+const EXIT_QUERY: u8 = 5;
+/// An output cannot be written.
+const EXIT_OUTPUT: u8 = 6;
+
+fn fail<E: Into<Box<dyn std::error::Error>>>(code: u8) -> impl FnOnce(E) -> Failure {
+    move |e| Failure {
+        code,
+        error: e.into(),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+        Err(f) => {
+            let mut message = f.error.to_string();
+            let mut source = f.error.source();
+            while let Some(s) = source {
+                let text = s.to_string();
+                if !message.contains(&text) {
+                    message.push_str(": ");
+                    message.push_str(&text);
+                }
+                source = s.source();
+            }
+            eprintln!("error: {message}");
+            ExitCode::from(f.code)
         }
     }
 }
 
-type BoxError = Box<dyn std::error::Error>;
-
+/// A spinner on stderr, drawn only when stderr is a terminal.
 fn spinner(message: &str) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
     let bar = indicatif::ProgressBar::new_spinner().with_message(message.to_string());
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
+}
+
+/// A bar counting `len` steps on stderr, drawn only when stderr is a terminal.
+fn counter(len: usize) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    indicatif::ProgressBar::new(len as u64)
 }
 
 fn bake_level(
@@ -99,9 +174,9 @@ fn bake_level(
     agent: Option<String>,
     radius: f32,
     corridors: bool,
-) -> Result<NavMesh, BoxError> {
+) -> Result<NavMesh, Failure> {
+    let level = Level::from_file(path).map_err(fail(EXIT_INPUT))?;
     let bar = spinner(&format!("baking {}", path.display()));
-    let level = Level::from_file(path)?;
     let config = BakeConfig {
         agent_radius: radius,
         agent,
@@ -110,64 +185,47 @@ fn bake_level(
     };
     let mesh = NavMesh::bake(&level, &config);
     bar.finish_and_clear();
-    Ok(mesh?)
+    mesh.map_err(fail(EXIT_BAKE))
 }
 
-fn mesh_from(path: &FsPath, agent: Option<String>) -> Result<NavMesh, BoxError> {
+fn mesh_from(path: &FsPath, agent: Option<String>) -> Result<NavMesh, Failure> {
     if path.extension().is_some_and(|e| e == "nav") {
-        Ok(NavMesh::load(path)?)
+        NavMesh::load(path).map_err(fail(EXIT_INPUT))
     } else {
         bake_level(path, agent, 0.0, true)
     }
 }
 
-fn run(command: Command) -> Result<(), BoxError> {
+/// Refuses an output that is one of the inputs: a failed write would destroy it.
+fn check_output(output: &FsPath, inputs: &[&FsPath]) -> Result<(), Failure> {
+    let Ok(out) = output.canonicalize() else {
+        return Ok(()); // does not exist yet
+    };
+    for input in inputs {
+        if input.canonicalize().is_ok_and(|i| i == out) {
+            return Err(fail(EXIT_OUTPUT)(format!(
+                "{}: the output would overwrite the input {}",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn query_failure(e: QueryError) -> Failure {
+    fail(EXIT_QUERY)(e)
+}
+
+fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Bake {
             level,
             output,
             agent,
             no_corridors,
-        } => {
-            let mesh = bake_level(&level, agent, 0.0, !no_corridors)?;
-            mesh.save(&output)?;
-            let bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
-            // what the game pays: reading the file back, checked and validated
-            let load_started = Instant::now();
-            NavMesh::load(&output)?;
-            let load_ms = load_started.elapsed().as_secs_f64() * 1e3;
-            let s = mesh.stats();
-            eprintln!(
-                "{}: {} triangles, {} regions, {} portals, {} components, {} nav points, bake {:.1} ms, load {load_ms:.1} ms, {} bytes -> {}",
-                mesh.name(),
-                s.triangles,
-                s.regions,
-                s.portals,
-                s.components,
-                mesh.nav_points().len(),
-                s.bake_ms,
-                bytes,
-                output.display()
-            );
-            match mesh.hierarchy_stats() {
-                Some(h) => eprintln!(
-                    "hierarchy: {} clusters, {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {} bytes ({:.2}x the file without it), built in {:.1} ms",
-                    h.clusters,
-                    h.nav_nodes,
-                    h.corridors,
-                    h.crossings,
-                    h.leg_entries,
-                    h.bytes,
-                    h.bytes as f64 / (bytes.saturating_sub(h.bytes).max(1)) as f64,
-                    h.bake_ms
-                ),
-                None => eprintln!("hierarchy: none (--no-corridors), 0 corridors"),
-            }
-            for warning in warnings(&mesh) {
-                eprintln!("warning: {warning}");
-            }
-            Ok(())
-        }
+            json,
+        } => run_bake(&level, &output, agent, !no_corridors, json),
         Command::Path {
             mesh,
             sx,
@@ -177,12 +235,14 @@ fn run(command: Command) -> Result<(), BoxError> {
             agent,
         } => {
             let mesh = mesh_from(&mesh, agent)?;
-            let path = NavQuery::new().find_path(
-                &mesh,
-                Vec2::new(sx, sy),
-                Vec2::new(gx, gy),
-                &QueryFilter::default(),
-            )?;
+            let path = NavQuery::new()
+                .find_path(
+                    &mesh,
+                    Vec2::new(sx, sy),
+                    Vec2::new(gx, gy),
+                    &QueryFilter::default(),
+                )
+                .map_err(query_failure)?;
             println!(
                 "length {:.4} ({:?}, {} regions, answered by {:?})",
                 path.length(),
@@ -201,25 +261,110 @@ fn run(command: Command) -> Result<(), BoxError> {
             flat,
             radius,
             out,
-        } => run_scen(&map, &scen, radius, !flat, out.as_deref()),
+            json,
+        } => run_scen(&map, &scen, radius, !flat, out.as_deref(), json),
         Command::Render { mesh, output, path } => {
+            check_output(&output, &[&mesh])?;
             let mesh = mesh_from(&mesh, None)?;
             let mut paths = Vec::new();
             if let Some(p) = path {
-                let found = NavQuery::new().find_path(
-                    &mesh,
-                    Vec2::new(p[0], p[1]),
-                    Vec2::new(p[2], p[3]),
-                    &QueryFilter::default(),
-                )?;
+                let found = NavQuery::new()
+                    .find_path(
+                        &mesh,
+                        Vec2::new(p[0], p[1]),
+                        Vec2::new(p[2], p[3]),
+                        &QueryFilter::default(),
+                    )
+                    .map_err(query_failure)?;
                 paths.push(found.waypoints().to_vec());
             }
             let refs: Vec<&[Vec2]> = paths.iter().map(Vec::as_slice).collect();
-            std::fs::write(&output, portalnav::render::svg(&mesh, &refs))?;
+            portalnav::write_atomically(&output, portalnav::render::svg(&mesh, &refs).as_bytes())
+                .map_err(fail(EXIT_OUTPUT))?;
             eprintln!("wrote {}", output.display());
             Ok(())
         }
     }
+}
+
+fn run_bake(
+    level: &FsPath,
+    output: &FsPath,
+    agent: Option<String>,
+    corridors: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    check_output(output, &[level])?;
+    let mesh = bake_level(level, agent, 0.0, corridors)?;
+    let bytes = mesh.to_bytes().map_err(fail(EXIT_BAKE))?;
+    // what the game pays: reading the file back, checked and validated
+    let load_started = Instant::now();
+    NavMesh::from_bytes(&bytes).map_err(fail(EXIT_BAKE))?;
+    let load_ms = load_started.elapsed().as_secs_f64() * 1e3;
+    portalnav::write_atomically(output, &bytes).map_err(fail(EXIT_OUTPUT))?;
+    let size = bytes.len() as u64;
+    let s = mesh.stats();
+    let warnings = warnings(&mesh);
+    if json {
+        let hierarchy = mesh.hierarchy_stats().map(|h| {
+            json!({
+                "clusters": h.clusters,
+                "nav_nodes": h.nav_nodes,
+                "corridors": h.corridors,
+                "crossings": h.crossings,
+                "leg_entries": h.leg_entries,
+                "bytes": h.bytes,
+                "bake_ms": h.bake_ms,
+            })
+        });
+        let summary = json!({
+            "level": level.display().to_string(),
+            "output": output.display().to_string(),
+            "name": mesh.name(),
+            "triangles": s.triangles,
+            "regions": s.regions,
+            "portals": s.portals,
+            "components": s.components,
+            "nav_points": mesh.nav_points().len(),
+            "walkable_area": s.walkable_area,
+            "bake_ms": s.bake_ms,
+            "load_ms": load_ms,
+            "bytes": size,
+            "hierarchy": hierarchy,
+            "warnings": warnings,
+        });
+        println!("{summary}");
+        return Ok(());
+    }
+    eprintln!(
+        "{}: {} triangles, {} regions, {} portals, {} components, {} nav points, bake {:.1} ms, load {load_ms:.1} ms, {size} bytes -> {}",
+        mesh.name(),
+        s.triangles,
+        s.regions,
+        s.portals,
+        s.components,
+        mesh.nav_points().len(),
+        s.bake_ms,
+        output.display()
+    );
+    match mesh.hierarchy_stats() {
+        Some(h) => eprintln!(
+            "hierarchy: {} clusters, {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {} bytes ({:.2}x the file without it), built in {:.1} ms",
+            h.clusters,
+            h.nav_nodes,
+            h.corridors,
+            h.crossings,
+            h.leg_entries,
+            h.bytes,
+            h.bytes as f64 / (size.saturating_sub(h.bytes).max(1)) as f64,
+            h.bake_ms
+        ),
+        None => eprintln!("hierarchy: none (--no-corridors), 0 corridors"),
+    }
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(())
 }
 
 /// Nav points off the mesh and islands too small to matter.
@@ -263,73 +408,116 @@ fn run_scen(
     radius: f32,
     hierarchy: bool,
     out: Option<&FsPath>,
-) -> Result<(), BoxError> {
+    json: bool,
+) -> Result<(), Failure> {
+    if let Some(out) = out {
+        check_output(out, &[map, scen])?;
+    }
+    let scenarios = Scenario::load_file(scen).map_err(fail(EXIT_INPUT))?;
     let started = Instant::now();
     let mesh = bake_level(map, None, radius, hierarchy)?;
-    eprintln!(
-        "baked {}: {} regions, {} portals, {} in {:.1} ms",
-        map.display(),
-        mesh.region_count(),
-        mesh.portal_count(),
-        mesh.hierarchy_stats()
-            .map_or("flat (no hierarchy)".to_string(), |h| format!(
-                "{} clusters, {} nav nodes, {} corridors",
-                h.clusters, h.nav_nodes, h.corridors
-            )),
-        started.elapsed().as_secs_f64() * 1e3
-    );
-    let scenarios = Scenario::load_file(scen)?;
-    let mut writer: Box<dyn std::io::Write> = match out {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    let bake_ms = started.elapsed().as_secs_f64() * 1e3;
+    if !json {
+        eprintln!(
+            "baked {}: {} regions, {} portals, {} in {bake_ms:.1} ms",
+            map.display(),
+            mesh.region_count(),
+            mesh.portal_count(),
+            mesh.hierarchy_stats()
+                .map_or("flat (no hierarchy)".to_string(), |h| format!(
+                    "{} clusters, {} nav nodes, {} corridors",
+                    h.clusters, h.nav_nodes, h.corridors
+                )),
+        );
+    }
+    let mut writer: Option<Box<dyn std::io::Write>> = match out {
+        Some(p) => Some(Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .map_err(|e| fail(EXIT_OUTPUT)(format!("{}: {e}", p.display())))?,
+        ))),
+        None if json => None,
+        None => Some(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
     };
-    writeln!(writer, "id,status,length,micros,waypoints")?;
+    let write_failed = |e: std::io::Error| fail(EXIT_OUTPUT)(e);
+    if let Some(w) = writer.as_mut() {
+        writeln!(w, "id,status,length,micros,waypoints").map_err(write_failed)?;
+    }
     let mut query = NavQuery::new();
     let filter = QueryFilter::default();
     let mut micros = Vec::with_capacity(scenarios.len());
-    let (mut solved, mut ratio_sum, mut ratio_n) = (0usize, 0.0f64, 0usize);
+    let (mut solved, mut partial, mut ratio_sum, mut ratio_n) = (0usize, 0usize, 0.0f64, 0usize);
+    let mut failures: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut path = portalnav::Path::default();
+    let bar = counter(scenarios.len());
+    let mut line = String::new();
     for (id, s) in scenarios.iter().enumerate() {
         let t = Instant::now();
         let result =
             query.find_path_into(&mesh, s.start_point(), s.goal_point(), &filter, &mut path);
         let us = t.elapsed().as_secs_f64() * 1e6;
+        bar.inc(1);
         micros.push(us);
+        line.clear();
         match result {
             Ok(()) => {
-                solved += 1;
-                if s.optimal > 0.0 {
-                    ratio_sum += f64::from(path.length()) / s.optimal;
-                    ratio_n += 1;
-                }
                 let status = if path.status() == portalnav::PathStatus::Complete {
+                    solved += 1;
+                    if s.optimal > 0.0 {
+                        ratio_sum += f64::from(path.length()) / s.optimal;
+                        ratio_n += 1;
+                    }
                     "ok"
                 } else {
+                    partial += 1;
                     "partial"
                 };
-                let points: Vec<String> = path
-                    .waypoints()
-                    .iter()
-                    .map(|p| format!("{} {}", p.x, p.y))
-                    .collect();
-                writeln!(
-                    writer,
-                    "{id},{status},{:.6},{us:.2},{}",
-                    path.length(),
-                    points.join(";")
-                )?;
+                use std::fmt::Write as _;
+                let _ = write!(line, "{id},{status},{:.6},{us:.2},", path.length());
+                for (k, p) in path.waypoints().iter().enumerate() {
+                    let sep = if k == 0 { "" } else { ";" };
+                    let _ = write!(line, "{sep}{} {}", p.x, p.y);
+                }
             }
-            Err(e) => writeln!(writer, "{id},{},,{us:.2},", error_kind(&e))?,
+            Err(e) => {
+                *failures.entry(error_kind(&e)).or_default() += 1;
+                line = format!("{id},{},,{us:.2},", error_kind(&e));
+            }
+        }
+        if let Some(w) = writer.as_mut() {
+            writeln!(w, "{line}").map_err(write_failed)?;
         }
     }
-    writer.flush()?;
+    bar.finish_and_clear();
+    if let Some(w) = writer.as_mut() {
+        w.flush().map_err(write_failed)?;
+    }
     micros.sort_by(f64::total_cmp);
     let median = micros.get(micros.len() / 2).copied().unwrap_or(0.0);
     let mean = micros.iter().sum::<f64>() / micros.len().max(1) as f64;
-    eprintln!(
-        "solved {solved}/{}, mean length / octile optimum {:.4}, median {median:.1} us, mean {mean:.1} us",
-        scenarios.len(),
-        if ratio_n > 0 { ratio_sum / ratio_n as f64 } else { 0.0 }
-    );
+    let ratio = (ratio_n > 0).then(|| ratio_sum / ratio_n as f64);
+    if json {
+        let summary = json!({
+            "map": map.display().to_string(),
+            "scenarios": scen.display().to_string(),
+            "mode": if hierarchy { "hierarchical" } else { "flat" },
+            "radius": radius,
+            "regions": mesh.region_count(),
+            "bake_ms": bake_ms,
+            "problems": scenarios.len(),
+            "solved": solved,
+            "partial": partial,
+            "failed": failures,
+            "mean_length_over_optimum": ratio,
+            "median_us": median,
+            "mean_us": mean,
+        });
+        println!("{summary}");
+    } else {
+        eprintln!(
+            "solved {solved}/{}, mean length / octile optimum {:.4}, median {median:.1} us, mean {mean:.1} us",
+            scenarios.len(),
+            ratio.unwrap_or(0.0)
+        );
+    }
     Ok(())
 }

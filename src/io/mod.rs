@@ -44,6 +44,46 @@ fn encode(data: &MeshData) -> Result<Vec<u8>, FileError> {
     Ok(out)
 }
 
+/// Writes `bytes` to `path` through a temporary file in the same folder,
+/// flushed to disk and then renamed over `path`: a reader (or a crash) sees
+/// either the old file or the new one, never a half-written one.
+///
+/// # Errors
+/// [`FileError::Io`] when the temporary file cannot be written or renamed;
+/// the temporary file is removed and `path` is left as it was.
+pub fn write_atomically(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), FileError> {
+    use std::io::Write as _;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let path = path.as_ref();
+    let io_error = |error| FileError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let name = path.file_name().ok_or_else(|| {
+        io_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a file name",
+        ))
+    })?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(
+        ".{}.{}.tmp",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let temp = path.with_file_name(temp_name);
+    let written = std::fs::File::create(&temp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    let renamed = written.and_then(|()| std::fs::rename(&temp, path));
+    renamed.map_err(|error| {
+        let _ = std::fs::remove_file(&temp);
+        io_error(error)
+    })
+}
+
 impl NavMesh {
     /// The baked file as bytes (see the module docs for the layout).
     ///
@@ -119,17 +159,13 @@ impl NavMesh {
         Ok(mesh)
     }
 
-    /// Writes the baked file.
+    /// Writes the baked file atomically (see [`write_atomically`]): an
+    /// interrupted or failed save leaves the previous file as it was.
     ///
     /// # Errors
     /// [`FileError::Io`] when the file cannot be written.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), FileError> {
-        let path = path.as_ref();
-        let bytes = self.to_bytes()?;
-        std::fs::write(path, bytes).map_err(|error| FileError::Io {
-            path: path.to_path_buf(),
-            error,
-        })
+        write_atomically(path, &self.to_bytes()?)
     }
 
     /// Loads a baked file written by [`NavMesh::save`].

@@ -1,13 +1,13 @@
-//! validate() after bake on every shared Moving AI map.
+//! validate() after bake on every bundled Moving AI map.
 
 use portalnav::{BakeConfig, Level, NavMesh};
 
-use crate::common::{movingai_dir, shared_maps};
+use crate::common::{bundled_maps, movingai_dir};
 
 #[test]
-fn every_shared_map_bakes_and_validates() {
-    let maps = shared_maps();
-    assert!(maps.len() >= 8, "expected the shared maps, found {maps:?}");
+fn every_bundled_map_bakes_and_validates() {
+    let maps = bundled_maps();
+    assert!(maps.len() >= 8, "expected the bundled maps, found {maps:?}");
     for name in maps {
         let level = Level::from_movingai_file(movingai_dir().join(format!("{name}.map"))).unwrap();
         let free_area = level.walkable_contour_area();

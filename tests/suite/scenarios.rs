@@ -1,4 +1,4 @@
-//! Scenario suite: every problem of every shared Moving AI map is solved with a
+//! Scenario suite: every problem of every bundled Moving AI map is solved with a
 //! valid path (in free space, from the start centre to the goal centre), by
 //! the flat region search and through the nav-point hierarchy, and the
 //! hierarchy's paths stay within the documented bound of the flat ones.
@@ -8,7 +8,7 @@
 
 use portalnav::{BakeConfig, Level, NavMesh, NavQuery, Path, QueryFilter, Scenario, SearchLevel};
 
-use crate::common::{movingai_dir, shared_maps, CheckGrid};
+use crate::common::{bundled_maps, movingai_dir, CheckGrid};
 
 /// Bound on a hierarchical path against the flat one on the same problem
 /// (ARCHITECTURE.md, "Hierarchy"): the mean ratio per map, and any single path.
@@ -16,7 +16,7 @@ const MEAN_HIERARCHY_RATIO: f64 = 1.005;
 const MAX_HIERARCHY_RATIO: f64 = 1.10;
 
 #[test]
-fn every_scenario_on_every_shared_map_is_solved_validly() {
+fn every_scenario_on_every_bundled_map_is_solved_validly() {
     run_suite();
 }
 
@@ -40,7 +40,7 @@ fn check_path(grid: &CheckGrid, what: &str, s: &Scenario, path: &Path) {
 
 fn run_suite() {
     let mut over_optimum = Vec::new();
-    for name in shared_maps() {
+    for name in bundled_maps() {
         let map_path = movingai_dir().join(format!("{name}.map"));
         let grid = CheckGrid::load(&map_path);
         let level = Level::from_movingai_file(&map_path).unwrap();

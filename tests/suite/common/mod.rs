@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-/// `../shared/data/movingai` beside the checkout.
+/// The bundled Moving AI maps, `data/maps` in the repository.
 pub fn movingai_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps")
 }
 
 /// The bundled data folder.
@@ -13,10 +13,10 @@ pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
-/// Names (without extension) of every shared Moving AI map.
-pub fn shared_maps() -> Vec<String> {
+/// Names (without extension) of every bundled Moving AI map.
+pub fn bundled_maps() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(movingai_dir())
-        .expect("../shared/data/movingai exists beside the checkout")
+        .expect("data/maps is in the repository")
         .filter_map(|e| {
             let p = e.ok()?.path();
             if p.extension()? == "map" {
