@@ -71,6 +71,9 @@ pub enum BakeError {
         /// The agent radius used, world units.
         radius: f32,
     },
+    /// The level breaks a rule the bake relies on ([`crate::Level::validate`]).
+    #[error("invalid level")]
+    Level(#[from] LevelError),
     /// A configuration value is out of its documented range.
     #[error("bake config: {field}: {reason}")]
     Config {
@@ -79,9 +82,15 @@ pub enum BakeError {
         /// What is wrong with it.
         reason: String,
     },
-    /// The triangulation rejected the outline (non-finite or too large coordinates).
-    #[error("triangulation failed: {0}")]
-    Triangulation(String),
+    /// The triangulation rejected the outline.
+    #[error("triangulation failed: {reason}")]
+    Triangulation {
+        /// What went wrong.
+        reason: String,
+        /// The triangulator's own error, when it reported one.
+        #[source]
+        cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// The level names an agent class it does not define.
     #[error("no agent class named {0:?} in the level")]
     UnknownAgent(String),
@@ -163,7 +172,13 @@ pub enum FileError {
         /// Checksum of the body.
         found: u64,
     },
-    /// The body passed its checksum but does not decode or fails validation.
-    #[error("baked file body is invalid: {0}")]
-    Invalid(String),
+    /// The body passed its checksum but does not decode as a mesh.
+    #[error("baked file body does not decode")]
+    Decode(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The mesh could not be encoded.
+    #[error("the mesh cannot be encoded")]
+    Encode(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The body decodes but the mesh fails [`crate::NavMesh::validate`].
+    #[error("baked file holds an invalid mesh")]
+    Invalid(#[from] crate::ValidationError),
 }

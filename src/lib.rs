@@ -23,8 +23,8 @@ pub use error::{BakeError, FileError, LevelError, QueryError};
 pub use io::{write_atomically, FORMAT_VERSION};
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
 pub use mesh::{
-    AreaKind, BakeStats, HierarchyStats, NavMesh, NavNode, NavPointKind, Portal, PortalId, Region,
-    RegionId, ValidationError,
+    AreaKind, BakeStats, HierarchyError, HierarchyStats, NavMesh, NavNode, NavPointKind, Portal,
+    PortalId, Region, RegionId, ValidationError,
 };
 pub use query::{
     NavQuery, Path, PathStatus, QueryFilter, RaycastHit, SearchLevel, DEFAULT_MAX_EXPANSIONS,

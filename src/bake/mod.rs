@@ -135,10 +135,7 @@ fn resolve_outline(
     level: &Level,
     config: &BakeConfig,
 ) -> Result<(f32, outline::Outline), BakeError> {
-    level.validate().map_err(|e| BakeError::Config {
-        field: "level",
-        reason: e.to_string(),
-    })?;
+    level.validate()?;
     let radius = config.radius_for(level)?;
     config.check_hierarchy()?;
     Ok((radius, outline::resolve(level, radius)?))
@@ -151,7 +148,8 @@ impl NavMesh {
     /// of the saved file (except the recorded bake time).
     ///
     /// # Errors
-    /// [`BakeError::Config`] for an invalid level or config,
+    /// [`BakeError::Level`] for an invalid level, [`BakeError::Config`] for
+    /// an invalid config,
     /// [`BakeError::NothingWalkable`] when obstacles or the radius leave no
     /// walkable space.
     pub fn bake(level: &Level, config: &BakeConfig) -> Result<NavMesh, BakeError> {

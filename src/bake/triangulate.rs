@@ -99,14 +99,22 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
 
     let vertices: Vec<Point2<f64>> = table.points.iter().map(|p| Point2::new(p.x, p.y)).collect();
     let mut dropped = 0u32;
-    let mut cdt = Cdt::try_bulk_load_cdt(vertices, boundary_edges, |_| dropped += 1)
-        .map_err(|e| BakeError::Triangulation(format!("{e:?}")))?;
+    let mut cdt =
+        Cdt::try_bulk_load_cdt(vertices, boundary_edges, |_| dropped += 1).map_err(|e| {
+            BakeError::Triangulation {
+                reason: "spade rejected the outline".to_string(),
+                cause: Some(Box::new(e)),
+            }
+        })?;
     if cdt.num_vertices() != table.points.len() {
-        return Err(BakeError::Triangulation(format!(
-            "spade merged vertices ({} of {})",
-            cdt.num_vertices(),
-            table.points.len()
-        )));
+        return Err(BakeError::Triangulation {
+            reason: format!(
+                "spade merged vertices ({} of {})",
+                cdt.num_vertices(),
+                table.points.len()
+            ),
+            cause: None,
+        });
     }
     // every constraint so far is a wall: remember them before areas add more
     let has_areas = !area_edges.is_empty();

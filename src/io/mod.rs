@@ -34,7 +34,7 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 
 /// The header and postcard body of `data`.
 fn encode(data: &MeshData) -> Result<Vec<u8>, FileError> {
-    let body = postcard::to_allocvec(data).map_err(|e| FileError::Invalid(e.to_string()))?;
+    let body = postcard::to_allocvec(data).map_err(|e| FileError::Encode(Box::new(e)))?;
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -88,7 +88,7 @@ impl NavMesh {
     /// The baked file as bytes (see the module docs for the layout).
     ///
     /// # Errors
-    /// [`FileError::Invalid`] if the mesh cannot be encoded (does not happen
+    /// [`FileError::Encode`] if the mesh cannot be encoded (does not happen
     /// for meshes made by the bake).
     pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
         encode(&self.data)
@@ -98,9 +98,9 @@ impl NavMesh {
     ///
     /// # Errors
     /// [`FileError::BadMagic`], [`FileError::UnsupportedVersion`],
-    /// [`FileError::Truncated`], [`FileError::Checksum`] or
-    /// [`FileError::Invalid`] (the body does not decode or the mesh fails
-    /// [`NavMesh::validate`]).
+    /// [`FileError::Truncated`], [`FileError::Checksum`],
+    /// [`FileError::Decode`] (the body does not decode) or
+    /// [`FileError::Invalid`] (the mesh fails [`NavMesh::validate`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<NavMesh, FileError> {
         if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
             return Err(FileError::BadMagic);
@@ -136,8 +136,8 @@ impl NavMesh {
             });
         }
         let data: MeshData =
-            postcard::from_bytes(body).map_err(|e| FileError::Invalid(e.to_string()))?;
-        data.check_before_tables().map_err(FileError::Invalid)?;
+            postcard::from_bytes(body).map_err(|e| FileError::Decode(Box::new(e)))?;
+        data.check_before_tables()?;
         if let Some(h) = &data.hierarchy {
             // its tables are derived before validate() runs: check it first
             let ends = |k| {
@@ -151,11 +151,10 @@ impl NavMesh {
                 .map(|p| [ends(p.regions[0]), ends(p.regions[1])])
                 .collect();
             h.check(&portal_regions, data.regions.len())
-                .map_err(FileError::Invalid)?;
+                .map_err(crate::ValidationError::from)?;
         }
         let mesh = NavMesh::from_data(data);
-        mesh.validate()
-            .map_err(|e| FileError::Invalid(e.to_string()))?;
+        mesh.validate()?;
         Ok(mesh)
     }
 
@@ -185,7 +184,7 @@ impl NavMesh {
 #[cfg(test)]
 mod tests {
     use super::encode;
-    use crate::{BakeConfig, FileError, Grid, NavMesh};
+    use crate::{BakeConfig, FileError, Grid, NavMesh, ValidationError};
 
     /// A hierarchy that is well-formed postcard with a valid checksum but
     /// points outside the mesh is an error on load, not a panic in a query.
@@ -204,7 +203,7 @@ mod tests {
         assert!(NavMesh::from_bytes(&good).is_ok());
         type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
         assert!(!h.l2_table.is_empty(), "the all-pairs table is checked too");
-        let breakages: [(&str, Breakage); 14] = [
+        let breakages: [(&str, Breakage); 15] = [
             ("corridor end", |h| h.corridors[0].ends[1] = 9999),
             ("corridor span", |h| h.corridors[0].len += 1_000_000),
             ("crossing", |h| {
@@ -219,6 +218,11 @@ mod tests {
             ("leg table", |h| h.leg_next[0] = 9999),
             ("leg table length", |h| {
                 h.leg_cost.pop();
+            }),
+            // regression (hostile-input campaign): the check sliced `leg_next`
+            // by `leg_cost`'s length and panicked
+            ("leg_next one shorter than leg_cost", |h| {
+                h.leg_next.pop();
             }),
             ("landmarks", |h| h.landmarks += 1),
             ("landmark count", |h| {
@@ -241,14 +245,17 @@ mod tests {
         let bytes = encode(&data).unwrap();
         assert!(matches!(
             NavMesh::from_bytes(&bytes),
-            Err(FileError::Invalid(_))
+            Err(FileError::Invalid(ValidationError::Portal { index: 0, .. }))
         ));
         for (what, break_it) in breakages {
             let mut data = mesh.data.clone();
             break_it(data.hierarchy.as_mut().unwrap());
             let bytes = encode(&data).unwrap();
             assert!(
-                matches!(NavMesh::from_bytes(&bytes), Err(FileError::Invalid(_))),
+                matches!(
+                    NavMesh::from_bytes(&bytes),
+                    Err(FileError::Invalid(ValidationError::Hierarchy(_)))
+                ),
                 "{what}"
             );
         }

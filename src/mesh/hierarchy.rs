@@ -20,6 +20,7 @@
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
+use super::validate::HierarchyError;
 use super::Tables;
 
 /// Marks the end of a leg-table chain.
@@ -161,13 +162,20 @@ impl HierarchyData {
     /// crossings lead from its first region to its last, and that nodes and
     /// corridors agree with the mesh and the clusters. `portal_regions`
     /// (dense) and `regions` describe the mesh.
-    pub(crate) fn check(&self, portal_regions: &[[u32; 2]], regions: usize) -> Result<(), String> {
+    pub(crate) fn check(
+        &self,
+        portal_regions: &[[u32; 2]],
+        regions: usize,
+    ) -> Result<(), HierarchyError> {
         let portals = portal_regions.len();
         if self.region_cluster.len() != regions {
-            return Err(format!(
-                "hierarchy covers {} regions of {regions}",
-                self.region_cluster.len()
-            ));
+            return fail(
+                "clusters",
+                format!(
+                    "hierarchy covers {} regions of {regions}",
+                    self.region_cluster.len()
+                ),
+            );
         }
         let clusters = self.cluster_start.len().saturating_sub(1);
         if let Some(r) = self
@@ -175,20 +183,29 @@ impl HierarchyData {
             .iter()
             .position(|&c| c as usize >= clusters)
         {
-            return Err(format!("region {r} is in a cluster that does not exist"));
+            return fail(
+                "clusters",
+                format!("region {r} is in a cluster that does not exist"),
+            );
         }
         csr_ok(
+            "clusters",
             "cluster_start",
             &self.cluster_start,
             self.cluster_nodes.len(),
         )?;
-        csr_ok("point_start", &self.point_start, self.points.len())?;
+        csr_ok(
+            "leg tables",
+            "point_start",
+            &self.point_start,
+            self.points.len(),
+        )?;
         if self.point_start.len() != clusters + 1 || self.leg_start.len() != clusters {
-            return Err("leg tables do not match the clusters".to_string());
+            return fail("leg tables", "leg tables do not match the clusters");
         }
         let n = self.nodes.len();
         if self.cluster_nodes.iter().any(|&x| x as usize >= n) {
-            return Err("a cluster lists a missing nav node".to_string());
+            return fail("clusters", "a cluster lists a missing nav node");
         }
         let region_ok = |r: u32| (r as usize) < regions;
         for (i, node) in self.nodes.iter().enumerate() {
@@ -203,7 +220,7 @@ impl HierarchyData {
                 || !node.at.is_finite()
                 || (0..2).any(|s| self.region_cluster[node.regions[s] as usize] != node.clusters[s])
             {
-                return Err(format!("nav node {i} does not match the mesh"));
+                return fail("nav nodes", format!("nav node {i} does not match the mesh"));
             }
         }
         for (i, p) in self.points.iter().enumerate() {
@@ -211,7 +228,10 @@ impl HierarchyData {
                 || !region_ok(p.region)
                 || !p.at.is_finite()
             {
-                return Err(format!("leg point {i} refers outside the mesh"));
+                return fail(
+                    "leg tables",
+                    format!("leg point {i} refers outside the mesh"),
+                );
             }
         }
         let mut table_end = 0usize;
@@ -221,28 +241,36 @@ impl HierarchyData {
                 self.points_of(c as u32).len(),
             );
             if m >= usize::from(LEG_END) {
-                return Err(format!("cluster {c} has too many leg points"));
+                return fail("leg tables", format!("cluster {c} has too many leg points"));
             }
             let start = self.leg_start[c] as usize;
             let end = k.checked_mul(m).and_then(|km| km.checked_add(start));
-            if start != table_end || end.is_none_or(|e| e > self.leg_cost.len()) {
-                return Err(format!("leg table of cluster {c} is out of place"));
+            if start != table_end
+                || end.is_none_or(|e| e > self.leg_cost.len() || e > self.leg_next.len())
+            {
+                return fail(
+                    "leg tables",
+                    format!("leg table of cluster {c} is out of place"),
+                );
             }
             table_end = end.unwrap_or(0);
             if self.leg_next[start..table_end]
                 .iter()
                 .any(|&x| x != LEG_END && usize::from(x) >= m)
             {
-                return Err(format!("leg table of cluster {c} names a missing point"));
+                return fail(
+                    "leg tables",
+                    format!("leg table of cluster {c} names a missing point"),
+                );
             }
         }
         if table_end != self.leg_cost.len() || table_end != self.leg_next.len() {
-            return Err("leg tables have stray entries".to_string());
+            return fail("leg tables", "leg tables have stray entries");
         }
         if self.landmarks as usize > n.min(MAX_LANDMARKS)
             || Some(self.landmark_dist.len()) != n.checked_mul(self.landmarks as usize)
         {
-            return Err("landmark table does not match the nav nodes".to_string());
+            return fail("landmarks", "landmark table does not match the nav nodes");
         }
         self.check_l2_table()?;
         let mut next_first = 0u32;
@@ -261,26 +289,35 @@ impl HierarchyData {
                 && e.cost.is_finite()
                 && e.cost >= 0.0;
             if !in_place || !end_ok(0) || !end_ok(1) {
-                return Err(format!("corridor {i} does not match the mesh"));
+                return fail("corridors", format!("corridor {i} does not match the mesh"));
             }
             next_first = e.first + e.len;
             let mut region = e.regions[0];
             for &x in self.crossings_of(e) {
                 let Some(&[a, b]) = portal_regions.get((x / 2) as usize) else {
-                    return Err(format!("corridor {i} crosses a missing portal"));
+                    return fail(
+                        "corridors",
+                        format!("corridor {i} crosses a missing portal"),
+                    );
                 };
                 let (from, to) = if x % 2 == 0 { (a, b) } else { (b, a) };
                 if from != region {
-                    return Err(format!("corridor {i} is broken at crossing {x}"));
+                    return fail(
+                        "corridors",
+                        format!("corridor {i} is broken at crossing {x}"),
+                    );
                 }
                 region = to;
             }
             if region != e.regions[1] {
-                return Err(format!("corridor {i} does not end where it says"));
+                return fail(
+                    "corridors",
+                    format!("corridor {i} does not end where it says"),
+                );
             }
         }
         if next_first as usize != self.crossings.len() {
-            return Err("corridor crossings have stray entries".to_string());
+            return fail("corridors", "corridor crossings have stray entries");
         }
         Ok(())
     }
@@ -358,13 +395,16 @@ impl HierarchyData {
     /// The all-pairs table is empty or `n * n` entries, each arriving by a
     /// corridor that ends at its node; the routes it encodes are walked with
     /// a step limit, so cycles in a crafted file cannot hang a query.
-    fn check_l2_table(&self) -> Result<(), String> {
+    fn check_l2_table(&self) -> Result<(), HierarchyError> {
         let n = self.nodes.len();
         if self.l2_table.is_empty() {
             return Ok(());
         }
         if n > MAX_TABLE_NODES || self.l2_table.len() != n * n {
-            return Err("all-pairs L2 table does not match the nav nodes".to_string());
+            return fail(
+                "all-pairs table",
+                "all-pairs L2 table does not match the nav nodes",
+            );
         }
         for (i, hop) in self.l2_table.iter().enumerate() {
             let (a, b) = (i / n, i % n);
@@ -380,7 +420,10 @@ impl HierarchyData {
                         .is_some_and(|c| c.ends.contains(&(b as u32)))
             };
             if !ok {
-                return Err(format!("all-pairs L2 table entry {a} -> {b} is broken"));
+                return fail(
+                    "all-pairs table",
+                    format!("all-pairs L2 table entry {a} -> {b} is broken"),
+                );
             }
         }
         Ok(())
@@ -431,15 +474,20 @@ impl HierarchyData {
     }
 }
 
+/// A failed hierarchy check.
+fn fail<T>(part: &'static str, reason: impl Into<String>) -> Result<T, HierarchyError> {
+    Err(HierarchyError::new(part, reason))
+}
+
 /// A CSR offset array: starts at 0, never decreases, ends at `len`.
-fn csr_ok(what: &str, start: &[u32], len: usize) -> Result<(), String> {
+fn csr_ok(part: &'static str, what: &str, start: &[u32], len: usize) -> Result<(), HierarchyError> {
     let ok = start.first() == Some(&0)
         && start.windows(2).all(|w| w[0] <= w[1])
         && start.last().is_some_and(|&l| l as usize == len);
     if ok {
         Ok(())
     } else {
-        Err(format!("hierarchy offsets {what} are inconsistent"))
+        fail(part, format!("offsets {what} are inconsistent"))
     }
 }
 

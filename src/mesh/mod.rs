@@ -7,7 +7,7 @@ mod locator;
 mod validate;
 
 pub use hierarchy::{HierarchyStats, NavNode, NavPointKind};
-pub use validate::ValidationError;
+pub use validate::{HierarchyError, ValidationError};
 
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
@@ -176,18 +176,24 @@ impl MeshData {
     /// What deriving the tables relies on, checked before they are derived
     /// from data read from a file: dense indices in order and finite corners.
     /// Everything else is [`NavMesh::validate`]'s job.
-    pub(crate) fn check_before_tables(&self) -> Result<(), String> {
+    pub(crate) fn check_before_tables(&self) -> Result<(), ValidationError> {
         for (i, r) in self.regions.values().enumerate() {
-            if r.index as usize != i || r.vertices.iter().any(|v| !v.is_finite()) {
-                return Err(format!(
-                    "region {i} has index {} or a non-finite corner",
-                    r.index
+            if r.index as usize != i {
+                return Err(validate::region_error(
+                    i,
+                    format!("carries index {}", r.index),
                 ));
+            }
+            if r.vertices.iter().any(|v| !v.is_finite()) {
+                return Err(validate::region_error(i, "has a non-finite vertex"));
             }
         }
         for (i, p) in self.portals.values().enumerate() {
             if p.index as usize != i {
-                return Err(format!("portal {i} carries index {}", p.index));
+                return Err(validate::portal_error(
+                    i,
+                    format!("carries index {}", p.index),
+                ));
             }
         }
         Ok(())

@@ -10,10 +10,75 @@ use crate::geometry;
 /// rounding, never by more than this.
 const CONVEX_EPS: f32 = 1e-3;
 
-/// An invariant of a [`NavMesh`] that does not hold.
+/// An invariant of a [`NavMesh`] that does not hold, and where.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("mesh invariant broken: {0}")]
-pub struct ValidationError(pub String);
+#[non_exhaustive]
+pub enum ValidationError {
+    /// A region (by dense index) is malformed or disagrees with its portals.
+    #[error("region {index}: {reason}")]
+    Region {
+        /// Dense index of the region ([`crate::Region::index`]).
+        index: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A portal (by dense index) is malformed or disagrees with its regions.
+    #[error("portal {index}: {reason}")]
+    Portal {
+        /// Dense index of the portal ([`crate::Portal::index`]).
+        index: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The regions do not add up to the walkable area the bake recorded.
+    #[error("the regions cover {covered} square units but the walkable area is {expected}")]
+    WalkableArea {
+        /// Sum of the region areas.
+        covered: f64,
+        /// The walkable area recorded by the bake.
+        expected: f64,
+    },
+    /// The derived search tables do not match the regions and portals.
+    #[error("the search tables do not match the regions and portals")]
+    Tables,
+    /// The nav-point hierarchy is inconsistent with itself or the mesh.
+    #[error("hierarchy: {0}")]
+    Hierarchy(#[from] HierarchyError),
+}
+
+/// A part of the stored nav-point hierarchy that does not hold together.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{part}: {reason}")]
+pub struct HierarchyError {
+    /// The table at fault: `clusters`, `nav nodes`, `leg tables`,
+    /// `landmarks`, `corridors` or `all-pairs table`.
+    pub part: &'static str,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl HierarchyError {
+    pub(crate) fn new(part: &'static str, reason: impl Into<String>) -> HierarchyError {
+        HierarchyError {
+            part,
+            reason: reason.into(),
+        }
+    }
+}
+
+pub(crate) fn region_error(index: usize, reason: impl Into<String>) -> ValidationError {
+    ValidationError::Region {
+        index,
+        reason: reason.into(),
+    }
+}
+
+pub(crate) fn portal_error(index: usize, reason: impl Into<String>) -> ValidationError {
+    ValidationError::Portal {
+        index,
+        reason: reason.into(),
+    }
+}
 
 impl NavMesh {
     /// Checks every invariant: regions are convex, counter-clockwise and
@@ -27,26 +92,28 @@ impl NavMesh {
     /// # Errors
     /// The first broken invariant, described.
     pub fn validate(&self) -> Result<(), ValidationError> {
-        let err = |s: String| Err(ValidationError(s));
         let data = &self.data;
         let mut total_area = 0.0f64;
         for (i, (key, region)) in data.regions.iter().enumerate() {
             if region.index as usize != i {
-                return err(format!("region {i} carries index {}", region.index));
+                return Err(region_error(i, format!("carries index {}", region.index)));
             }
             let n = region.vertices.len();
             if n < 3 || region.portals.len() != n {
-                return err(format!(
-                    "region {i} has {n} vertices and {} edge slots",
-                    region.portals.len()
+                return Err(region_error(
+                    i,
+                    format!("has {n} vertices and {} edge slots", region.portals.len()),
                 ));
             }
             if region.vertices.iter().any(|v| !v.is_finite()) {
-                return err(format!("region {i} has a non-finite vertex"));
+                return Err(region_error(i, format!("has a non-finite vertex")));
             }
             let area = region.area_size();
             if area <= 0.0 {
-                return err(format!("region {i} is not counter-clockwise (area {area})"));
+                return Err(region_error(
+                    i,
+                    format!("is not counter-clockwise (area {area})"),
+                ));
             }
             total_area += area;
             for k in 0..n {
@@ -55,28 +122,27 @@ impl NavMesh {
                 let c = region.vertices[(k + 2) % n];
                 let turn = geometry::orient(a, b, c);
                 if turn < -CONVEX_EPS * (b - a).length().max((c - b).length()).max(1.0) {
-                    return err(format!(
-                        "region {i} is not convex at vertex {}",
-                        (k + 1) % n
+                    return Err(region_error(
+                        i,
+                        format!("is not convex at vertex {}", (k + 1) % n),
                     ));
                 }
             }
             if region.area as usize >= data.areas.len().max(1) {
-                return err(format!(
-                    "region {i} has area kind {} of {}",
-                    region.area,
-                    data.areas.len()
+                return Err(region_error(
+                    i,
+                    format!("has area kind {} of {}", region.area, data.areas.len()),
                 ));
             }
             for (k, portal) in region.portals.iter().enumerate() {
                 let Some(pid) = portal else { continue };
                 let Some(p) = data.portals.get(*pid) else {
-                    return err(format!("region {i} edge {k} names a missing portal"));
+                    return Err(region_error(i, format!("edge {k} names a missing portal")));
                 };
                 if !p.regions.contains(&key) {
-                    return err(format!(
-                        "region {i} edge {k} names portal {} that does not touch it",
-                        p.index
+                    return Err(region_error(
+                        i,
+                        format!("edge {k} names portal {} that does not touch it", p.index),
                     ));
                 }
                 // the edge must be the portal seen from this region's side
@@ -86,9 +152,9 @@ impl NavMesh {
                     (p.right, p.left)
                 };
                 if region.vertices[k] != r || region.vertices[(k + 1) % n] != l {
-                    return err(format!(
-                        "region {i} edge {k} does not match the ends of portal {}",
-                        p.index
+                    return Err(region_error(
+                        i,
+                        format!("edge {k} does not match the ends of portal {}", p.index),
                     ));
                 }
             }
@@ -96,39 +162,42 @@ impl NavMesh {
         let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
         for (j, (pkey, p)) in data.portals.iter().enumerate() {
             if p.index as usize != j {
-                return err(format!("portal {j} carries index {}", p.index));
+                return Err(portal_error(j, format!("carries index {}", p.index)));
             }
             let [ka, kb] = p.regions;
             let (Some(a), Some(b)) = (data.regions.get(ka), data.regions.get(kb)) else {
-                return err(format!("portal {j} names a missing region"));
+                return Err(portal_error(j, format!("names a missing region")));
             };
             if ka == kb {
-                return err(format!("portal {j} joins region {} to itself", a.index));
+                return Err(portal_error(
+                    j,
+                    format!("joins region {} to itself", a.index),
+                ));
             }
             for region in [a, b] {
                 let count = region.portals.iter().filter(|&&q| q == Some(pkey)).count();
                 if count != 1 {
-                    return err(format!(
-                        "portal {j} appears {count} times on region {}",
-                        region.index
+                    return Err(portal_error(
+                        j,
+                        format!("appears {count} times on region {}", region.index),
                     ));
                 }
             }
             if a.component != b.component {
-                return err(format!(
-                    "portal {j} joins components {} and {}",
-                    a.component, b.component
+                return Err(portal_error(
+                    j,
+                    format!("joins components {} and {}", a.component, b.component),
                 ));
             }
             if p.left == p.right {
-                return err(format!("portal {j} has zero width"));
+                return Err(portal_error(j, format!("has zero width")));
             }
             if let Some(other) = seen.insert((a.index.min(b.index), a.index.max(b.index)), j as u32)
             {
                 // two portals between the same regions are allowed only on different edges
                 let q = &data.portals.values().nth(other as usize);
                 if q.is_some_and(|q| q.left == p.left && q.right == p.right) {
-                    return err(format!("portals {other} and {j} duplicate one edge"));
+                    return Err(portal_error(j, format!("duplicates portal {other}")));
                 }
             }
         }
@@ -138,27 +207,30 @@ impl NavMesh {
                 .values()
                 .find(|r| r.component >= data.stats.components)
             {
-                return err(format!(
-                    "region {} is in component {} of {}",
-                    r.index, r.component, data.stats.components
+                return Err(region_error(
+                    r.index as usize,
+                    format!(
+                        "is in component {} of {}",
+                        r.component, data.stats.components
+                    ),
                 ));
             }
         }
         let expected = data.stats.walkable_area;
         if expected > 0.0 && (total_area - expected).abs() > 1e-4 * expected.max(1.0) {
-            return err(format!(
-                "regions cover {total_area} but the walkable area is {expected}"
-            ));
+            return Err(ValidationError::WalkableArea {
+                covered: total_area,
+                expected,
+            });
         }
         // the graph the search uses must be the portals
         if self.tables.portal_regions.len() != data.portals.len()
             || self.tables.region_keys.len() != data.regions.len()
         {
-            return err("search tables out of date".to_string());
+            return Err(ValidationError::Tables);
         }
         if let Some(h) = &data.hierarchy {
-            h.check(&self.tables.portal_regions, data.regions.len())
-                .map_err(ValidationError)?;
+            h.check(&self.tables.portal_regions, data.regions.len())?;
         }
         Ok(())
     }

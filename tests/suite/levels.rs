@@ -111,3 +111,19 @@ fn a_wider_agent_gets_a_smaller_mesh() {
         assert_eq!(path.waypoints()[0], hq);
     }
 }
+
+/// A level that breaks a rule is a `BakeError::Level` that keeps the
+/// `LevelError` (field and reason) as its source, not a flattened string.
+#[test]
+fn an_invalid_level_keeps_its_cause() {
+    let mut level =
+        Level::from_json_str(r#"{"walkable": [[[0,0],[10,0],[10,10],[0,10]]]}"#).unwrap();
+    level.walkable[0][2] = glam::vec2(f32::NAN, 10.0);
+    let error = NavMesh::bake(&level, &BakeConfig::default()).unwrap_err();
+    let portalnav::BakeError::Level(portalnav::LevelError::Field { field, .. }) = &error else {
+        panic!("expected BakeError::Level(LevelError::Field), got {error:?}");
+    };
+    assert_eq!(field, "walkable[0][2]");
+    let source = std::error::Error::source(&error).expect("the level error is the source");
+    assert!(source.to_string().contains("walkable[0][2]"), "{source}");
+}
