@@ -106,7 +106,7 @@ impl NavMesh {
                 ));
             }
             if region.vertices.iter().any(|v| !v.is_finite()) {
-                return Err(region_error(i, format!("has a non-finite vertex")));
+                return Err(region_error(i, "has a non-finite vertex"));
             }
             let area = region.area_size();
             if area <= 0.0 {
@@ -166,7 +166,7 @@ impl NavMesh {
             }
             let [ka, kb] = p.regions;
             let (Some(a), Some(b)) = (data.regions.get(ka), data.regions.get(kb)) else {
-                return Err(portal_error(j, format!("names a missing region")));
+                return Err(portal_error(j, "names a missing region"));
             };
             if ka == kb {
                 return Err(portal_error(
@@ -190,7 +190,7 @@ impl NavMesh {
                 ));
             }
             if p.left == p.right {
-                return Err(portal_error(j, format!("has zero width")));
+                return Err(portal_error(j, "has zero width"));
             }
             if let Some(other) = seen.insert((a.index.min(b.index), a.index.max(b.index)), j as u32)
             {
