@@ -16,7 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .next()
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map"));
-    let output = args.next().unwrap_or_else(|| "navigate.svg".to_string());
+    let output = args.next().unwrap_or_else(|| "navigate.svg".to_string()); // in the current folder
 
     let mesh = if input.extension().is_some_and(|e| e == "nav") {
         NavMesh::load(&input)?

@@ -3,6 +3,8 @@
 mod common;
 
 mod bake_maps;
+#[cfg(feature = "cli")]
+mod cli;
 mod hierarchy;
 mod levels;
 mod properties;

@@ -15,8 +15,13 @@ pub fn data_dir() -> PathBuf {
 
 /// Names (without extension) of every bundled Moving AI map.
 pub fn bundled_maps() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(movingai_dir())
-        .expect("data/maps is in the repository")
+    map_names(&movingai_dir())
+}
+
+/// Names (without extension) of the Moving AI maps in `dir`, sorted.
+pub fn map_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| {
             let p = e.ok()?.path();
             if p.extension()? == "map" {

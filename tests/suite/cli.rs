@@ -1,0 +1,171 @@
+//! The command line as a script or an editor runs it: arguments, exit codes,
+//! stdout and stderr (built with the default `cli` feature).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::common::data_dir;
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("portalnav-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn portalnav(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_portalnav"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A 20 x 20 square centred on the origin, with a pillar in the middle.
+fn centred_level(dir: &Path) -> String {
+    let path = dir.join("centred.json");
+    std::fs::write(
+        &path,
+        r#"{"walkable": [[[-10,-10],[10,-10],[10,10],[-10,10]]],
+            "obstacles": [[[-2,-2],[2,-2],[2,2],[-2,2]]]}"#,
+    )
+    .unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn negative_and_scientific_coordinates_are_accepted() {
+    let dir = scratch("negative");
+    let level = centred_level(&dir);
+    for args in [
+        ["-5", "-5", "5", "5"],
+        ["-5e0", "-5", "5", "5.0e0"],
+        ["-5", "-5.", "5", "5"],
+    ] {
+        let mut all = vec!["path", level.as_str()];
+        all.extend(args);
+        let out = portalnav(&all);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let mut lines = stdout.lines();
+        assert!(lines.next().unwrap().starts_with("length "), "{stdout}");
+        let points: Vec<&str> = lines.collect();
+        assert_eq!(points.first(), Some(&"-5 -5"), "{stdout}");
+        assert_eq!(points.last(), Some(&"5 5"), "{stdout}");
+        // the pillar is in the way: the path wraps one of its corners
+        assert_eq!(points.len(), 3, "{stdout}");
+    }
+}
+
+#[test]
+fn bake_json_is_one_object_with_the_summary() {
+    let dir = scratch("bake-json");
+    let out_file = dir.join("rts_base.nav");
+    let level = data_dir().join("levels/rts_base.json");
+    let out = portalnav(&[
+        "bake",
+        level.to_str().unwrap(),
+        "-o",
+        out_file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.trim().lines().count(), 1, "one line: {stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let mesh = portalnav::NavMesh::load(&out_file).unwrap();
+    assert_eq!(v["regions"], mesh.region_count());
+    assert_eq!(v["portals"], mesh.portal_count());
+    assert_eq!(v["bytes"], std::fs::metadata(&out_file).unwrap().len());
+    assert_eq!(v["name"], "rts_base");
+    let h = mesh.hierarchy_stats().expect("baked with the hierarchy");
+    assert_eq!(v["hierarchy"]["nav_nodes"], h.nav_nodes);
+    assert!(v["bake_ms"].as_f64().unwrap() > 0.0);
+    assert!(v["warnings"].is_array());
+}
+
+#[test]
+fn scen_json_counts_the_problems() {
+    let maps = data_dir().join("maps");
+    let (map, scen) = (maps.join("arena.map"), maps.join("arena.map.scen"));
+    for flat in [false, true] {
+        let mut args = vec![
+            "scen",
+            map.to_str().unwrap(),
+            scen.to_str().unwrap(),
+            "--json",
+        ];
+        if flat {
+            args.push("--flat");
+        }
+        let out = portalnav(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+        let problems = portalnav::Scenario::load_file(&scen).unwrap().len();
+        assert_eq!(v["problems"], problems);
+        assert_eq!(v["solved"], problems);
+        assert_eq!(v["mode"], if flat { "flat" } else { "hierarchical" });
+        let ratio = v["mean_length_over_optimum"].as_f64().unwrap();
+        assert!(ratio > 0.9 && ratio <= 1.0 + 1e-6, "{ratio}");
+    }
+}
+
+#[test]
+fn a_missing_file_exits_3() {
+    let out = portalnav(&["path", "no/such/level.json", "1", "1", "2", "2"]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with("error: no/such/level.json"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_corrupt_baked_file_exits_3() {
+    let dir = scratch("corrupt");
+    let nav = dir.join("level.nav");
+    let level = centred_level(&dir);
+    let out = portalnav(&["bake", &level, "-o", nav.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut bytes = std::fs::read(&nav).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    std::fs::write(&nav, &bytes).unwrap();
+    let out = portalnav(&["path", nav.to_str().unwrap(), "-5", "-5", "5", "5"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("corrupted"));
+}
+
+#[test]
+fn an_off_mesh_point_exits_5() {
+    let dir = scratch("off-mesh");
+    let level = centred_level(&dir);
+    // inside the pillar
+    let out = portalnav(&["path", &level, "0", "0", "5", "5"]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not on the navigation mesh"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bake_refuses_to_write_over_its_input() {
+    let dir = scratch("overwrite");
+    let level = centred_level(&dir);
+    let before = std::fs::read(&level).unwrap();
+    let out = portalnav(&["bake", &level, "-o", &level]);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(&level).unwrap(),
+        before,
+        "the level is intact"
+    );
+}
+
+#[test]
+fn a_bad_command_line_exits_2() {
+    let out = portalnav(&["path", "level.json", "1", "x", "2", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+}
