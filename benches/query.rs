@@ -13,11 +13,10 @@
 //! engine. Portalnav (both modes) and polyanya take turns for [`ROUNDS`]
 //! rounds, in an order that rotates each round, and a problem's time is its
 //! fastest round: the warm-cache best case of each engine, medians and means
-//! over the problems. This machine's speed drifts by up to half over seconds
-//! (other tenants, clock speed), and the engine that happens to run first
-//! after the bake also pays for cold caches: on AR0011SR one pass's median
-//! ranged 3.3 to 5.4 us with the same code. Taking turns puts the engines
-//! under the same drift. Grid A* (ms per query, for scale only) gets one
+//! over the problems. Taking turns puts the engines under the same drift of
+//! a shared machine's speed, and spares the engine that happens to run first
+//! after the bake from paying alone for cold caches (BENCHMARKS.md has how
+//! far one pass drifts). Grid A* (ms per query, for scale only) gets one
 //! untimed pass and one timed, so the grid/hierarchical column compares one
 //! pass with a best of [`ROUNDS`].
 

@@ -40,9 +40,9 @@ enum Order {
 
 /// Merges with two removal orders and keeps the partition with fewer
 /// polygons. Neither order wins everywhere: longest-first suits rooms and open
-/// fields (8room_000: 10,599 regions against 17,747), shortest-first the
-/// staircase outlines of diagonal walls (Aurora: 15,450 against 18,109). The
-/// two run side by side; ties go to longest-first, so the bake is deterministic.
+/// fields, shortest-first the staircase outlines of diagonal walls (region
+/// counts in BENCHMARKS.md). The two run side by side; ties go to
+/// longest-first, so the bake is deterministic.
 pub(crate) fn merge(tri: &Triangulated) -> Vec<MergedPolygon> {
     let (longest, shortest) = std::thread::scope(|s| {
         let shortest = s.spawn(|| merge_in_order(tri, Order::ShortestFirst));

@@ -51,7 +51,8 @@ pub struct BakeConfig {
 /// Default [`BakeConfig::wide_portal`], world units (grid cells on Moving AI maps).
 pub const DEFAULT_WIDE_PORTAL: f32 = 4.0;
 
-/// Default [`BakeConfig::cluster_size`]: measured on the Moving AI maps, see ARCHITECTURE.md.
+/// Default [`BakeConfig::cluster_size`], regions per cluster: chosen by the
+/// query bench on the Moving AI maps (figures in BENCHMARKS.md).
 pub const DEFAULT_CLUSTER_SIZE: u32 = 64;
 
 impl Default for BakeConfig {

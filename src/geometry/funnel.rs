@@ -1,18 +1,16 @@
 //! String pulling across a corridor of portals.
 //!
 //! Two forms of the funnel algorithm live here:
-//! - [`pull`], the "simple stupid funnel" (Mononen): it restarts from the
-//!   apex when a side crosses the other, so it may visit a portal more than
-//!   once (1.4 to 1.9 visits per portal on the Moving AI maps), but each
-//!   visit is a few orientation tests on offsets from the apex. A deque
-//!   version with one visit per portal counted 8% more instructions per
-//!   hierarchical query on AR0011SR (callgrind), and a leaner unbounded one
-//!   tried later saved only 1%, so the final paths keep this one. A visit
-//!   computes the two orientation tests against the funnel's sides once and
-//!   redoes them only for a portal narrowed edge-on, which a cheap bound
-//!   rules out for nearly all; a portal that is clearly not edge-on and has
-//!   both ends strictly outside the funnel is passed at once (about 10% of
-//!   visits on AR0011SR).
+//! - [`pull`], the "simple stupid funnel" (Mononen), for final paths: it
+//!   restarts from the apex when a side crosses the other, so it may visit a
+//!   portal more than once, but each visit is a few orientation tests on
+//!   offsets from the apex. A visit computes the two orientation tests
+//!   against the funnel's sides once and redoes them only for a portal
+//!   narrowed edge-on (the edge-on test tries a cheap bound first); a
+//!   portal that is clearly not edge-on and has both ends strictly outside
+//!   the funnel is passed at once. Final paths keep this form: the deque
+//!   forms tried for them ran more instructions, or about as many (see
+//!   BENCHMARKS.md).
 //! - [`Deque`], the classic deque form (Lee and Preparata) with chains of
 //!   bounded length: a search state that can be narrowed one portal at a
 //!   time and measured to any point beyond it, which the portal search

@@ -1,4 +1,4 @@
-//! JSON level files (schema in DESIGN.md).
+//! JSON level files (the schema is in the README, "Level format").
 
 use glam::Vec2;
 use serde::Deserialize;

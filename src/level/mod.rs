@@ -75,7 +75,7 @@ pub struct AgentClass {
 }
 
 impl Level {
-    /// Loads a JSON level (schema in DESIGN.md).
+    /// Loads a JSON level (the schema is in the README, "Level format").
     ///
     /// # Errors
     /// [`LevelError`] naming the file, the field and the reason for unreadable

@@ -130,12 +130,12 @@ impl NavQuery {
     /// The L2 route from the all-pairs table: the pair of legs with the
     /// cheapest start leg + tabled route + goal leg, into `self.l2_route`.
     ///
-    /// Leg estimates run a few percent (up to 25%) over the path pulled taut
-    /// along them, which picks the wrong corridor on some problems, and
-    /// pulling every leg ([`pulled_leg_cost`]) would nearly double the query. So
-    /// legs are pulled lazily: until it is pulled, a leg counts at an
-    /// optimistic guess ([`optimistic`]), and the loop pulls the legs of the
-    /// cheapest pair until both of that pair's legs are pulled.
+    /// Leg estimates run over the path pulled taut along them, most on large
+    /// regions, which can pick the wrong corridor, and pulling every leg
+    /// ([`pulled_leg_cost`]) would make the query much slower (see
+    /// BENCHMARKS.md). So legs are pulled lazily: until it is pulled, a leg
+    /// counts at an optimistic guess ([`optimistic`]), and the loop pulls the
+    /// legs of the cheapest pair until both of that pair's legs are pulled.
     fn l2_route_from_table(
         &mut self,
         mesh: &NavMesh,
@@ -354,9 +354,10 @@ fn walk_leg(
 }
 
 /// How much a leg's estimate is assumed to shrink at most when pulled taut,
-/// for choosing which legs to pull ([`optimistic`]). Not a bound: on
-/// Berlin_0_512 #510 a goal leg shrank 19%. 10% is the least that leaves no
-/// hierarchical path above the octile optimum on the Moving AI maps.
+/// for choosing which legs to pull ([`optimistic`]). Not a bound: a leg can
+/// shrink more, and then the lazy choice may miss the cheapest pair. Tuned,
+/// not derived: the least margin that kept the scenario suite's octile bound
+/// for hierarchical paths (see BENCHMARKS.md).
 const PULL_GAIN: f32 = 0.10;
 
 /// What a leg not yet pulled taut counts as when choosing the L2 route: its
@@ -380,7 +381,8 @@ const STRAIGHT_ENOUGH: f32 = 0.01;
 
 /// A leg whose first straight hop (to a point on its region's boundary) is
 /// at most this long, world units, is taken as it is: its detour at that
-/// point is small.
+/// point is small. Tuned, not derived: the longer thresholds tried let the
+/// scenario suite's octile bound fail (see BENCHMARKS.md).
 const SHORT_HOP: f32 = 16.0;
 
 /// Which end of the query a leg belongs to.
@@ -452,9 +454,8 @@ fn cheapest_pair(
 /// The cost of `legs[k]` pulled taut: the length of the path pulled from `p`
 /// along the leg's route to its nav node, when that is cheaper than the
 /// estimate (it usually is: the estimate goes straight to a point on the
-/// region's boundary and is pulled only from there, which on Berlin_0_512
-/// #510 put a goal leg at 103.7 where the path is about 84). A leg through
-/// areas of another cost keeps its estimate.
+/// region's boundary and is pulled only from there). A leg through areas of
+/// another cost keeps its estimate.
 fn pulled_leg_cost(
     mesh: &NavMesh,
     h: &HierarchyData,

@@ -391,8 +391,34 @@ impl NavQuery {
     /// Walks the segment `from -> to` across regions. `Ok(None)` when the whole
     /// segment is walkable (line of sight), otherwise the first wall it hits.
     ///
+    /// The segment may run along walls and graze their corners; it is blocked
+    /// where it would enter an obstacle or squeeze through a point where two
+    /// obstacles touch. An end point exactly on a wall is still seen.
+    ///
     /// # Errors
-    /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] for a bad `from`.
+    /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] for a bad `from`,
+    /// [`QueryError::NonFinite`] for a bad `to`.
+    ///
+    /// # Example
+    /// ```
+    /// use glam::vec2;
+    /// use portalnav::{BakeConfig, Level, NavMesh, NavQuery};
+    ///
+    /// // a 20 x 10 room with a wall from the floor up to y = 7
+    /// let level = Level::from_json_str(r#"{
+    ///     "walkable": [[[0,0],[20,0],[20,10],[0,10]]],
+    ///     "obstacles": [[[8,0],[12,0],[12,7],[8,7]]]
+    /// }"#)?;
+    /// let mesh = NavMesh::bake(&level, &BakeConfig::default())?;
+    /// let mut query = NavQuery::new();
+    /// // over the wall: clear
+    /// assert_eq!(query.raycast(&mesh, vec2(2., 9.), vec2(18., 9.))?, None);
+    /// // through it: stopped on its near face
+    /// let hit = query.raycast(&mesh, vec2(2., 2.), vec2(18., 2.))?.expect("the wall");
+    /// assert_eq!(hit.point, vec2(8., 2.));
+    /// assert_eq!(hit.t, 6. / 16.);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn raycast(
         &mut self,
         mesh: &NavMesh,
@@ -407,47 +433,53 @@ impl NavQuery {
                 y: to.y,
             });
         }
-        let dir = to - from;
-        let mut t_in = 0.0f32;
+        let (o, d) = (from.as_dvec2(), (to - from).as_dvec2());
+        let mut t_in = 0.0f64;
+        // Each step crosses a portal outwards along the ray, at a ray
+        // parameter that never decreases: within one region that rules out
+        // coming back. The bound only guards against a malformed mesh.
         for _ in 0..=mesh.region_count() {
             let key = mesh.tables.region_keys[region as usize];
-            let r = &mesh.data.regions[key];
             let v = mesh.tables.polygon(region);
-            let n = v.len();
-            // the exit edge: of the edges the ray crosses outwards, the first
-            let mut exit: Option<(f32, usize)> = None;
-            for k in 0..n {
-                let (a, b) = (v[k], v[(k + 1) % n]);
-                let e = b - a;
-                if e.perp_dot(dir) >= 0.0 {
-                    continue; // parallel, or pointing into the region
-                }
-                let t = (a - from).perp_dot(e) / dir.perp_dot(e);
-                if exit.is_none_or(|(te, _)| t < te) {
-                    exit = Some((t, k));
-                }
-            }
-            let Some((t_exit, k)) = exit else {
+            let Some(exit) = exit_point(v, o, d) else {
                 return Ok(None);
             };
-            if t_exit >= 1.0 {
+            if exit.t >= 1.0 {
                 return Ok(None);
             }
-            let t_exit = t_exit.max(t_in);
-            match r.portals[k] {
-                Some(pid) => {
-                    let p = &mesh.data.portals[pid];
-                    let [a, b] = mesh.tables.portal_regions[p.index as usize];
-                    region = if a == region { b } else { a };
-                    t_in = t_exit;
+            let t = exit.t.max(t_in);
+            let portals = &mesh.data.regions[key].portals;
+            let next = match exit.at {
+                ExitAt::Edge(k) => portals[k].map(|pid| across(mesh, pid, region)),
+                ExitAt::Vertex(m) => around_vertex(mesh, region, m, d),
+            };
+            match next {
+                Some(r) => {
+                    region = r;
+                    t_in = t;
                 }
                 None => {
+                    let k = match exit.at {
+                        ExitAt::Edge(k) => k,
+                        // a wall through the vertex: the edge into it, or the one out of it
+                        ExitAt::Vertex(m) => {
+                            let before = (m + v.len() - 1) % v.len();
+                            if portals[before].is_none() {
+                                before
+                            } else {
+                                m
+                            }
+                        }
+                    };
                     return Ok(Some(RaycastHit {
-                        point: from + dir * t_exit,
-                        t: t_exit,
-                        wall: [v[k], v[(k + 1) % n]],
+                        point: match exit.at {
+                            ExitAt::Vertex(m) => v[m],
+                            ExitAt::Edge(_) => (o + d * t).as_vec2(),
+                        },
+                        t: t as f32,
+                        wall: [v[k], v[(k + 1) % v.len()]],
                         region: key,
-                    }))
+                    }));
                 }
             }
         }
@@ -517,4 +549,126 @@ impl NavQuery {
         }
         Err(QueryError::OffMesh { which, point: p })
     }
+}
+
+/// Where a ray `o + t d` leaves a convex polygon.
+#[derive(Debug, Clone, Copy)]
+struct Exit {
+    /// Ray parameter of the exit point.
+    t: f64,
+    at: ExitAt,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum ExitAt {
+    /// Through the inside of edge `v[k] -> v[k + 1]`.
+    Edge(usize),
+    /// Exactly through vertex `v[m]`.
+    Vertex(usize),
+}
+
+/// The region on the other side of portal `pid` from `region` (dense indices).
+fn across(mesh: &NavMesh, pid: crate::mesh::PortalId, region: u32) -> u32 {
+    let [a, b] = mesh.tables.portal_regions[mesh.data.portals[pid].index as usize];
+    if a == region {
+        b
+    } else {
+        a
+    }
+}
+
+/// Relative tolerance on ray and edge parameters. Coordinates are f32 and
+/// the parameters are computed in f64, so two edges on one line give the
+/// same ray parameter, and a ray through a vertex meets the vertex, up to
+/// rounding far below this.
+const SAME_PARAMETER: f64 = 1e-9;
+
+/// Where the ray `o + t d` leaves the convex, counter-clockwise polygon `v`,
+/// or `None` when it never does (`d` is zero).
+///
+/// The exit point lies on the first line among the outward-facing edges'.
+/// Several edges can share that line (regions keep collinear vertices where
+/// portals end), so the exit is told by where on the line the point falls:
+/// inside one edge, or exactly on a vertex.
+fn exit_point(v: &[Vec2], o: glam::DVec2, d: glam::DVec2) -> Option<Exit> {
+    let n = v.len();
+    // (ray parameter, where along the edge the ray's line meets it: 0..=1 on it)
+    let crossing = |k: usize| -> Option<(f64, f64)> {
+        let (a, b) = (v[k].as_dvec2(), v[(k + 1) % n].as_dvec2());
+        let e = b - a;
+        let denom = d.perp_dot(e);
+        // parallel, or facing into the region
+        (denom > 0.0).then(|| {
+            let w = a - o;
+            (w.perp_dot(e) / denom, w.perp_dot(d) / denom)
+        })
+    };
+    let t = (0..n)
+        .filter_map(|k| crossing(k).map(|(t, _)| t))
+        .min_by(f64::total_cmp)?;
+    let tol = SAME_PARAMETER * t.abs().max(1.0);
+    // among the edges on that line (or through that vertex): the one whose
+    // inside holds the exit point, else the one ending nearest to it
+    let mut nearest: Option<(f64, usize, f64)> = None;
+    for k in 0..n {
+        let Some((tk, s)) = crossing(k) else { continue };
+        if tk > t + tol {
+            continue;
+        }
+        if s > SAME_PARAMETER && s < 1.0 - SAME_PARAMETER {
+            return Some(Exit {
+                t,
+                at: ExitAt::Edge(k),
+            });
+        }
+        let off = s.abs().min((s - 1.0).abs());
+        if nearest.is_none_or(|(best, _, _)| off < best) {
+            nearest = Some((off, k, s));
+        }
+    }
+    let (_, k, s) = nearest.expect("the edge that gave t");
+    let m = if s < 0.5 { k } else { (k + 1) % n };
+    Some(Exit {
+        t,
+        at: ExitAt::Vertex(m),
+    })
+}
+
+/// The region a ray leaving `region` exactly through its vertex `m` goes on
+/// into, or `None` if it enters an obstacle there or squeezes through a
+/// point where two obstacles touch.
+///
+/// The regions around the vertex are walked across portals, both ways round
+/// from `region`, until one holds the ray's direction `d` in its corner at
+/// the vertex (a ray along an edge counts as inside). A wall met first on
+/// one side closes that side.
+fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Option<u32> {
+    let t = &mesh.tables;
+    let corner = t.polygon(region)[m];
+    let c = corner.as_dvec2();
+    for forward in [false, true] {
+        let (mut r, mut at) = (region, m);
+        for _ in 0..mesh.region_count() {
+            let n = t.polygon(r).len();
+            // forward: leave across the edge out of the vertex, otherwise
+            // across the edge into it
+            let k = if forward { at } else { (at + n - 1) % n };
+            let key = t.region_keys[r as usize];
+            let Some(pid) = mesh.data.regions[key].portals[k] else {
+                break;
+            };
+            r = across(mesh, pid, r);
+            let v = t.polygon(r);
+            let n = v.len();
+            let Some(j) = v.iter().position(|&p| p == corner) else {
+                break; // not a conforming mesh
+            };
+            let (before, after) = (v[(j + n - 1) % n].as_dvec2(), v[(j + 1) % n].as_dvec2());
+            if (c - before).perp_dot(d) >= 0.0 && (after - c).perp_dot(d) >= 0.0 {
+                return Some(r);
+            }
+            at = j;
+        }
+    }
+    None
 }

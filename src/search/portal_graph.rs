@@ -15,13 +15,11 @@
 //! although g alone can (`at` moves along each portal). Searching over region centroids or fixed portal
 //! points instead picks corridors that look short but pull badly.
 //!
-//! Two earlier designs left paths above the octile optimum, and the Moving AI
-//! scenario suite is what told them apart (all 12,448 problems):
-//! - steps clamped at zero, and apexes moved to corners of the string to one
-//!   point (not corners every path must wrap), overestimated the cost of the
-//!   right corridor: 20 paths above the optimum, up to 5.1%;
-//! - one state per crossing (the first expansion wins) kept 5; states told
-//!   apart by apex, 2 slots, kept 2; 4 slots keep none.
+//! Steps may be negative and the apex moves only over corners every path
+//! must wrap, so costs are exact but for the approximations below; with
+//! [`SLOTS`] states per crossing, the scenario suite asserts that no flat
+//! path is longer than the octile optimum (the figures behind these choices
+//! are in BENCHMARKS.md).
 //!
 //! What remains approximate: states whose apexes share a slot, chains longer
 //! than [`CHAIN`], and runs charged at the rate of the region where they end
@@ -95,8 +93,8 @@ impl PortalGraph<'_> {
 /// Nodes per directed crossing. States reaching a crossing with different
 /// apexes usually land in different slots, so a state that looks worse at
 /// this portal but turns better later is kept (polyanya keeps one state per
-/// root for the same reason). The cost is more expansions: on Aurora the mean
-/// went from 1,241 (one slot) to 1,750.
+/// root for the same reason). More slots cost more expansions; with 1 or 2
+/// the scenario suite's octile bound fails (see BENCHMARKS.md).
 const SLOTS: u32 = 4;
 
 /// The slot of a state with this apex: a hash of its bits.
@@ -107,9 +105,9 @@ fn slot(apex: Vec2) -> u32 {
 }
 
 /// Corners a side of a [`Funnel`] holds. A longer chain drops its corner
-/// nearest the apex, which can only shorten the estimate. On the Moving AI
-/// suite 6 and 8 both leave no path above the octile optimum (4 left one);
-/// 6 makes the payload smaller and flat queries 8% cheaper in instructions.
+/// nearest the apex, which can only shorten the estimate. 6 is the shortest
+/// length tried that keeps the scenario suite's octile bound; longer chains
+/// make the payload larger and each step dearer (see BENCHMARKS.md).
 const CHAIN: usize = 6;
 
 /// The search state carried by a crossing node (see the module docs): a

@@ -8,5 +8,6 @@ mod cli;
 mod hierarchy;
 mod levels;
 mod properties;
+mod raycast;
 mod scenarios;
 mod tiny;

@@ -1,0 +1,231 @@
+//! `raycast` against independent checks of the level's own geometry: the
+//! grid's cells for Moving AI grids, the polygons' edges for JSON levels.
+
+use glam::{vec2, Vec2};
+use portalnav::{BakeConfig, Grid, Level, NavMesh, NavQuery, RaycastHit};
+use proptest::prelude::*;
+
+use crate::common::{data_dir, CheckGrid};
+
+/// How far either side of a reported hit the grid check looks: the segment
+/// must be free up to just before the hit and blocked just after it (far
+/// enough that the grid check, which treats points within 1e-4 of a grid
+/// line as on it, sees the blocked cell).
+const NEAR_HIT: f32 = 1e-2;
+
+fn bake_grid(rows: &[&str]) -> (NavMesh, CheckGrid) {
+    let (w, h) = (rows[0].len(), rows.len());
+    let free: Vec<bool> = rows
+        .iter()
+        .flat_map(|r| r.bytes().map(|c| c == b'.'))
+        .collect();
+    let grid = Grid::from_mask(w, h, free.clone());
+    let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).unwrap();
+    (mesh, CheckGrid::from_mask(w as i64, h as i64, free))
+}
+
+/// Why `raycast(a, b)`'s answer disagrees with the grid, if it does.
+fn disagreement(grid: &CheckGrid, a: Vec2, b: Vec2, answer: Option<RaycastHit>) -> Option<String> {
+    let blocked = grid.segment_problem(a, b);
+    match (answer, blocked) {
+        (None, None) => None,
+        (None, Some(problem)) => Some(format!("sees through: the segment {problem}")),
+        (Some(hit), None) => Some(format!("reports a wall at {} on a free segment", hit.point)),
+        (Some(hit), Some(_)) => {
+            let expected = a + (b - a) * hit.t;
+            if hit.point.distance(expected) > 1e-3 {
+                return Some(format!("hit {} is not at t = {}", hit.point, hit.t));
+            }
+            let u = (b - a).normalize_or_zero();
+            let before = hit.point - u * NEAR_HIT;
+            let after = hit.point + u * NEAR_HIT;
+            if hit.t > NEAR_HIT && grid.segment_problem(a, before).is_some() {
+                return Some(format!("hit {} comes after the first wall", hit.point));
+            }
+            if grid.segment_problem(a, after).is_none() {
+                return Some(format!("hit {} comes before any wall", hit.point));
+            }
+            None
+        }
+    }
+}
+
+/// Regression (hostile-input campaign): the region's exit edges along one
+/// line were taken in vertex order, so the ray left through a portal whose
+/// segment it never crossed and passed through blocked cell (0, 1).
+#[test]
+fn raycast_does_not_see_through_the_wall_beside_a_portal_end() {
+    let (mesh, grid) = bake_grid(&["@.", "@.", "..", "@."]);
+    let (a, b) = (vec2(1.5, 0.5), vec2(0.5, 2.5));
+    let hit = NavQuery::new().raycast(&mesh, a, b).unwrap();
+    assert!(hit.is_some(), "the segment crosses blocked cell (0, 1)");
+    assert_eq!(disagreement(&grid, a, b, hit), None);
+}
+
+/// Regression (hostile-input campaign): a ray between two free cells
+/// reported a wall half a unit away.
+#[test]
+fn raycast_between_free_cells_reports_no_wall() {
+    let (mesh, _) = bake_grid(&["...", "@.@"]);
+    let hit = NavQuery::new()
+        .raycast(&mesh, vec2(1.5, 0.5), vec2(1.5, 1.5))
+        .unwrap();
+    assert_eq!(hit, None);
+}
+
+/// Blocked cells (2,0) and (1,1) touch only at corner (2, 1): a ray through
+/// that corner squeezes between them and is stopped there. A ray through
+/// corner (1, 1) of the single block (1,1), with free cells on its other
+/// side, grazes it and passes.
+#[test]
+fn raycast_through_a_pinch_is_stopped_and_a_graze_passes() {
+    let (mesh, grid) = bake_grid(&["..@", ".@.", "..."]);
+    let mut query = NavQuery::new();
+    let cases = [
+        (vec2(2.5, 1.5), vec2(1.5, 0.5), Some(vec2(2.0, 1.0))), // the pinch
+        (vec2(0.5, 1.5), vec2(1.5, 0.5), None),                 // the graze
+        (vec2(0.5, 2.5), vec2(2.5, 2.5), None),                 // along the bottom row
+        (vec2(0.5, 0.5), vec2(2.5, 2.5), Some(vec2(1.0, 1.0))), // into the block
+    ];
+    for (a, b, expected) in cases {
+        let answer = query.raycast(&mesh, a, b).unwrap();
+        assert_eq!(answer.map(|h| h.point), expected, "{a} -> {b}");
+        assert_eq!(disagreement(&grid, a, b, answer), None, "{a} -> {b}");
+    }
+}
+
+fn random_rows(w: usize, h: usize, seed: u64, blocked_percent: u64) -> Vec<String> {
+    let mut state = seed | 1;
+    let mut next = || {
+        // xorshift64
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..h)
+        .map(|_| {
+            (0..w)
+                .map(|_| {
+                    if next() % 100 < blocked_percent {
+                        '@'
+                    } else {
+                        '.'
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Every ray between two free cell centres of a random grid agrees with
+    /// the grid: no wall where the segment is free, a hit where it is not,
+    /// at the first point where it leaves free space.
+    #[test]
+    fn raycasts_between_cell_centres_agree_with_the_grid(
+        w in 2usize..9,
+        h in 2usize..9,
+        seed in any::<u64>(),
+        blocked in 10u64..45,
+    ) {
+        let rows = random_rows(w, h, seed, blocked);
+        let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+        if !rows.iter().any(|r| r.contains('.')) {
+            return Ok(());
+        }
+        let (mesh, grid) = bake_grid(&refs);
+        let centres: Vec<Vec2> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .filter(|&(x, y)| grid.free(x as i64, y as i64))
+            .map(|(x, y)| vec2(x as f32 + 0.5, y as f32 + 0.5))
+            .collect();
+        let mut query = NavQuery::new();
+        for &a in &centres {
+            for &b in &centres {
+                let answer = query.raycast(&mesh, a, b).unwrap();
+                let wrong = disagreement(&grid, a, b, answer);
+                prop_assert!(wrong.is_none(), "{:?}\n{} -> {}: {}", rows, a, b, wrong.unwrap());
+            }
+        }
+    }
+}
+
+/// Whether `p` is walkable in a JSON level without impassable areas or
+/// agents: inside some walkable polygon and inside no obstacle (even-odd).
+fn inside(polygon: &[Vec2], p: Vec2) -> bool {
+    let mut odd = false;
+    for k in 0..polygon.len() {
+        let (a, b) = (polygon[k], polygon[(k + 1) % polygon.len()]);
+        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) {
+            odd = !odd;
+        }
+    }
+    odd
+}
+
+/// The first point where segment a-b crosses an edge of the level's
+/// walkable, obstacle or impassable-area polygons, as a fraction of the
+/// segment (in general position, the first crossing from a walkable start
+/// is where the segment leaves walkable space).
+fn first_crossing(walls: &[Vec<Vec2>], a: Vec2, b: Vec2) -> Option<f32> {
+    let (a, b) = (a.as_dvec2(), b.as_dvec2());
+    let d = b - a;
+    let mut first: Option<f64> = None;
+    for poly in walls {
+        for k in 0..poly.len() {
+            let (p, q) = (poly[k].as_dvec2(), poly[(k + 1) % poly.len()].as_dvec2());
+            let e = q - p;
+            let denom = d.perp_dot(e);
+            if denom == 0.0 {
+                continue;
+            }
+            let t = (p - a).perp_dot(e) / denom;
+            let s = (p - a).perp_dot(d) / denom;
+            if (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&s) {
+                first = Some(first.map_or(t, |f| f.min(t)));
+            }
+        }
+    }
+    first.map(|t| t as f32)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Random rays on the bundled MOBA level agree with its polygons: blocked
+    /// exactly when the segment crosses a wall, and stopped at the first one.
+    #[test]
+    fn raycasts_on_the_moba_level_agree_with_its_polygons(
+        ax in 0.0f32..300.0, ay in 0.0f32..300.0,
+        bx in -20.0f32..320.0, by in -20.0f32..320.0,
+    ) {
+        let level = Level::from_json_file(data_dir().join("levels/moba_lanes.json")).unwrap();
+        let (a, b) = (vec2(ax, ay), vec2(bx, by));
+        let mut walls: Vec<Vec<Vec2>> = level.walkable.clone();
+        walls.extend(level.obstacles.iter().cloned());
+        walls.extend(level.areas.iter().filter(|ar| ar.cost.is_none()).map(|ar| ar.polygon.clone()));
+        let walkable = level.walkable.iter().any(|w| inside(w, a))
+            && !walls[level.walkable.len()..].iter().any(|o| inside(o, a));
+        prop_assume!(walkable);
+        let mesh = moba_mesh();
+        let answer = NavQuery::new().raycast(mesh, a, b).unwrap();
+        match (answer, first_crossing(&walls, a, b)) {
+            (None, None) => {}
+            (None, Some(t)) => prop_assert!(false, "{a} -> {b} sees through a wall at t = {t}"),
+            (Some(hit), None) => prop_assert!(false, "{a} -> {b}: wall at {} on a free segment", hit.point),
+            (Some(hit), Some(t)) => prop_assert!((hit.t - t).abs() * a.distance(b) < 1e-3,
+                "{a} -> {b}: hit at t = {} but the first wall is at t = {t}", hit.t),
+        }
+    }
+}
+
+fn moba_mesh() -> &'static NavMesh {
+    static MESH: std::sync::OnceLock<NavMesh> = std::sync::OnceLock::new();
+    MESH.get_or_init(|| {
+        let level = Level::from_json_file(data_dir().join("levels/moba_lanes.json")).unwrap();
+        NavMesh::bake(&level, &BakeConfig::default()).unwrap()
+    })
+}
