@@ -153,6 +153,24 @@ impl NavMesh {
     /// an invalid config,
     /// [`BakeError::NothingWalkable`] when obstacles or the radius leave no
     /// walkable space.
+    ///
+    /// # Example
+    /// ```
+    /// use portalnav::{BakeConfig, Level, NavMesh};
+    ///
+    /// // a 30 x 20 field with a pond in the middle and a slow marsh strip
+    /// let level = Level::from_json_str(r#"{
+    ///     "walkable": [[[0,0],[30,0],[30,20],[0,20]]],
+    ///     "obstacles": [[[12,8],[18,8],[18,12],[12,12]]],
+    ///     "areas": [{"kind": "marsh", "cost": 2.0, "polygon": [[0,16],[30,16],[30,20],[0,20]]}]
+    /// }"#)?;
+    /// let mesh = NavMesh::bake(&level, &BakeConfig::default())?;
+    /// mesh.validate()?;
+    /// assert_eq!(mesh.stats().walkable_area, 30.0 * 20.0 - 6.0 * 4.0);
+    /// assert_eq!(mesh.component_count(), 1);
+    /// assert!(mesh.locate(glam::vec2(15.0, 10.0)).is_none(), "in the pond");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn bake(level: &Level, config: &BakeConfig) -> Result<NavMesh, BakeError> {
         let started = Instant::now();
         let mut lap = Instant::now();

@@ -233,6 +233,32 @@ impl NavQuery {
     /// another island (answered at once from component ids) or behind
     /// excluded areas, [`QueryError::BudgetExhausted`] when the budget ran out
     /// and the filter does not allow partial paths.
+    ///
+    /// # Example
+    /// ```
+    /// use glam::vec2;
+    /// use portalnav::{BakeConfig, Level, NavMesh, NavQuery, QueryError, QueryFilter};
+    ///
+    /// // two rooms joined by a door in the wall at x = 10
+    /// let level = Level::from_json_str(r#"{
+    ///     "walkable": [[[0,0],[20,0],[20,10],[0,10]]],
+    ///     "obstacles": [[[9,0],[11,0],[11,4],[9,4]], [[9,6],[11,6],[11,10],[9,10]]]
+    /// }"#)?;
+    /// let mesh = NavMesh::bake(&level, &BakeConfig::default())?;
+    /// let mut query = NavQuery::new(); // one per thread, reused
+    /// let filter = QueryFilter::default();
+    /// let path = query.find_path(&mesh, vec2(2., 1.), vec2(18., 1.), &filter)?;
+    /// // through the door, wrapping its corners
+    /// assert_eq!(
+    ///     path.waypoints(),
+    ///     &[vec2(2., 1.), vec2(9., 4.), vec2(11., 4.), vec2(18., 1.)]
+    /// );
+    /// assert!((path.length() - (2.0 * 58f32.sqrt() + 2.0)).abs() < 1e-4);
+    /// // inside the wall: a typed error, not a panic
+    /// let error = query.find_path(&mesh, vec2(10., 2.), vec2(18., 1.), &filter);
+    /// assert!(matches!(error, Err(QueryError::OffMesh { which: "start", .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn find_path(
         &mut self,
         mesh: &NavMesh,
@@ -347,7 +373,29 @@ impl NavQuery {
     }
 
     /// The point on the mesh nearest to `p` within `max_distance` (world
-    /// units), with its region; `p` itself when it is on the mesh.
+    /// units), with its region; `p` itself when it is on the mesh. `None`
+    /// when nothing walkable is that close, or for a non-finite `p` or a
+    /// negative or NaN `max_distance`.
+    ///
+    /// # Example
+    /// ```
+    /// use glam::vec2;
+    /// use portalnav::{BakeConfig, Level, NavMesh, NavQuery};
+    ///
+    /// let level = Level::from_json_str(r#"{
+    ///     "walkable": [[[0,0],[20,0],[20,10],[0,10]]],
+    ///     "obstacles": [[[8,2],[12,2],[12,8],[8,8]]]
+    /// }"#)?;
+    /// let mesh = NavMesh::bake(&level, &BakeConfig::default())?;
+    /// let mut query = NavQuery::new();
+    /// // a click inside the obstacle snaps to its nearest face
+    /// let (p, region) = query.nearest_point(&mesh, vec2(8.5, 5.), 2.).expect("within 2");
+    /// assert_eq!(p, vec2(8., 5.));
+    /// assert_eq!(mesh.locate(p), Some(region));
+    /// // too far from anything walkable
+    /// assert_eq!(query.nearest_point(&mesh, vec2(40., 5.), 2.), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn nearest_point(
         &mut self,
