@@ -1,11 +1,20 @@
 //! Polygon booleans (i_overlay): walkable contours resolved by the winding
 //! rule, obstacles and impassable areas subtracted, the result eroded by the
 //! agent radius, and each costed area clipped to what is left.
+//!
+//! Every result is snapped to one grid: multiples of a power of two, anchored
+//! at the origin, fine enough that each multiple in the level's range is an
+//! f32 value ([`Grid`]). The later stages then work on points that the baked
+//! file stores exactly, so rounding to f32 can neither merge two vertices nor
+//! flip a triangle: what spade's exact predicates decide stays true.
 
 use glam::DVec2;
 use i_overlay::core::fill_rule::FillRule;
+use i_overlay::core::overlay::ShapeType;
 use i_overlay::core::overlay_rule::OverlayRule;
-use i_overlay::float::single::SingleFloatOverlay;
+use i_overlay::float::overlay::FloatOverlay;
+use i_overlay::i_float::adapter::FloatPointAdapter;
+use i_overlay::i_float::float::rect::FloatRect;
 use i_overlay::mesh::outline::offset::OutlineOffset;
 use i_overlay::mesh::style::{LineJoin, OutlineStyle};
 
@@ -40,6 +49,56 @@ fn flatten(shapes: Vec<Vec<Vec<[f64; 2]>>>) -> Vec<Vec<DVec2>> {
         .collect()
 }
 
+/// The snapping grid of a level: `2^-e` world units, anchored at the origin.
+///
+/// `e` is chosen so that the largest coordinate, in grid steps, stays below
+/// 2^23: every grid point is then an f32 value (24-bit mantissa), and well
+/// inside the 32-bit integers i_overlay computes with. The step is at most
+/// twice f32's own spacing at the level's largest coordinate.
+#[derive(Debug, Clone, Copy)]
+struct Grid {
+    /// Largest absolute coordinate the grid must hold (at least 1).
+    extent: f64,
+    /// Steps per world unit, `2^e`.
+    scale: f64,
+}
+
+impl Grid {
+    fn new(extent: f64) -> Grid {
+        let extent = extent.max(1.0);
+        let e = 22 - extent.log2().floor() as i32;
+        Grid {
+            extent,
+            scale: 2f64.powi(e),
+        }
+    }
+
+    fn adapter(self) -> FloatPointAdapter<[f64; 2], f64> {
+        let m = self.extent;
+        FloatPointAdapter {
+            dir_scale: self.scale,
+            inv_scale: 1.0 / self.scale,
+            offset: [0.0, 0.0],
+            rect: FloatRect::new(-m, m, -m, m),
+        }
+    }
+
+    /// `subject` combined with `clip` by `rule`, on this grid.
+    fn overlay(
+        self,
+        subject: &[Vec<[f64; 2]>],
+        clip: &[Vec<[f64; 2]>],
+        rule: OverlayRule,
+        fill: FillRule,
+    ) -> Vec<Vec<Vec<[f64; 2]>>> {
+        let capacity = subject.iter().chain(clip).map(Vec::len).sum();
+        FloatOverlay::with_adapter(self.adapter(), capacity)
+            .unsafe_add_source(subject, ShapeType::Subject)
+            .unsafe_add_source(clip, ShapeType::Clip)
+            .overlay(rule, fill)
+    }
+}
+
 /// Runs the booleans for one agent radius (world units, >= 0).
 pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> {
     let nothing_to_subtract = level.obstacles.is_empty() && level.areas.is_empty() && radius == 0.0;
@@ -71,14 +130,25 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
             c.reverse();
         }
     }
+    let extent = level
+        .walkable
+        .iter()
+        .chain(&level.obstacles)
+        .chain(level.areas.iter().map(|a| &a.polygon))
+        .flatten()
+        .map(|v| f64::from(v.x.abs().max(v.y.abs())))
+        .fold(0.0, f64::max);
+    let grid = Grid::new(extent);
     let mut shapes = if clip.is_empty() {
-        subject.overlay(&Contours::new(), OverlayRule::Subject, FillRule::Positive)
+        grid.overlay(&subject, &[], OverlayRule::Subject, FillRule::Positive)
     } else {
-        subject.overlay(&clip, OverlayRule::Difference, FillRule::Positive)
+        grid.overlay(&subject, &clip, OverlayRule::Difference, FillRule::Positive)
     };
     if radius > 0.0 {
         let style = OutlineStyle::new(-f64::from(radius)).line_join(LineJoin::Round(0.25));
-        shapes = shapes.outline(&style);
+        // the offset picks its own integer grid: bring the result back to ours
+        let eroded: Contours = shapes.outline(&style).into_iter().flatten().collect();
+        shapes = grid.overlay(&eroded, &[], OverlayRule::Subject, FillRule::NonZero);
     }
     if shapes.is_empty() {
         return Err(BakeError::NothingWalkable { radius });
@@ -89,7 +159,8 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
             continue;
         }
         let poly = contours_of(std::slice::from_ref(&area.polygon));
-        let part = shapes.overlay(&poly, OverlayRule::Intersect, FillRule::NonZero);
+        let walkable: Contours = shapes.iter().flatten().cloned().collect();
+        let part = grid.overlay(&walkable, &poly, OverlayRule::Intersect, FillRule::NonZero);
         if !part.is_empty() {
             areas.push((i, flatten(part)));
         }

@@ -6,6 +6,7 @@ mod bake_maps;
 #[cfg(feature = "cli")]
 mod cli;
 mod hierarchy;
+mod hostile;
 mod levels;
 mod properties;
 mod raycast;
