@@ -119,8 +119,8 @@ impl NavMesh {
                 supported: FORMAT_VERSION,
             });
         }
-        let len = word(12);
-        let expected = HEADER_LEN as u64 + len;
+        // a length near u64::MAX must not wrap round to the file's size
+        let expected = word(12).saturating_add(HEADER_LEN as u64);
         if bytes.len() as u64 != expected {
             return Err(FileError::Truncated {
                 expected,
@@ -259,5 +259,22 @@ mod tests {
                 "{what}"
             );
         }
+    }
+
+    /// Regression (hostile-input campaign): a header length of u64::MAX
+    /// overflowed when the header size was added to it.
+    #[test]
+    fn a_huge_header_length_is_a_truncated_file() {
+        let mut bytes = b"PNAVMESH".to_vec();
+        bytes.extend_from_slice(&crate::FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&u64::MAX.to_le_bytes());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        assert!(matches!(
+            NavMesh::from_bytes(&bytes),
+            Err(FileError::Truncated {
+                expected: u64::MAX,
+                ..
+            })
+        ));
     }
 }

@@ -619,7 +619,9 @@ fn dead_end_trees(
             if o as usize >= n || peeled[o as usize] {
                 continue;
             }
-            degree[o as usize] -= 1;
+            // saturating: a crafted file may list a portal on one side only
+            // (validate rejects it, but the tables are derived first)
+            degree[o as usize] = degree[o as usize].saturating_sub(1);
             if degree[o as usize] <= 1 {
                 stack.push(o);
             }

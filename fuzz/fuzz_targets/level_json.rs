@@ -1,0 +1,40 @@
+//! JSON levels: parsing never panics; a level that parses and is small
+//! enough is baked, and the mesh validates, loads back and answers queries.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use portalnav::{BakeConfig, Level, NavMesh};
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(level) = Level::from_json_str(text) else {
+        return;
+    };
+    let vertices: usize = level
+        .walkable
+        .iter()
+        .chain(&level.obstacles)
+        .chain(level.areas.iter().map(|a| &a.polygon))
+        .map(Vec::len)
+        .sum();
+    if vertices > common::MAX_BAKED_VERTICES {
+        return;
+    }
+    // the level's own radii too: erosion is where rounding bit before
+    let mut configs = vec![BakeConfig::default()];
+    configs.extend(level.agents.iter().take(2).map(|a| BakeConfig {
+        agent: Some(a.name.clone()),
+        ..BakeConfig::default()
+    }));
+    for config in configs {
+        if let Ok(mesh) = NavMesh::bake(&level, &config) {
+            common::check_baked(&mesh);
+            common::poke(&mesh, data);
+        }
+    }
+});

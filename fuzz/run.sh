@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A fuzzing campaign: seeds every target's corpus from the repository's data/,
+# then runs each target for SECONDS (default 60) and fails on the first crash.
+#   bash fuzz/run.sh [SECONDS] [TARGET...]
+# Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+# A crash leaves its input in fuzz/artifacts/TARGET/; turn it into a named
+# regression test in tests/suite/ before fixing it.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-60}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(level_json movingai_map scenario baked_bytes baked_body grid_queries)
+fi
+data=../data
+
+seed() { mkdir -p "corpus/$1"; cp "$2" "corpus/$1/$(basename "$2")"; }
+for f in "$data"/levels/*.json; do seed level_json "$f"; done
+seed movingai_map "$data/maps/arena.map"
+printf 'type octile\nheight 3\nwidth 4\nmap\n..@.\n.@..\n....\n' > corpus/movingai_map/pinch.map
+head -c 4000 "$data/maps/den520d.map.scen" > corpus_scen.tmp
+mkdir -p corpus/scenario corpus/baked_bytes corpus/baked_body
+mv corpus_scen.tmp corpus/scenario/den520d_head.scen
+seed scenario "$data/maps/arena.map.scen"
+# baked files of the bundled levels and of a small map, whole and as bodies
+bin=${CARGO_TARGET_DIR:-../target}/release/portalnav
+(cd .. && cargo build --release --quiet)
+for f in "$data"/levels/*.json "$data/maps/arena.map"; do
+  name=$(basename "$f")
+  "$bin" bake "$f" -o "corpus/baked_bytes/$name.nav" >/dev/null 2>&1
+  tail -c +29 "corpus/baked_bytes/$name.nav" > "corpus/baked_body/$name.body"
+done
+
+for t in "${targets[@]}"; do
+  echo "== fuzz $t for ${seconds}s"
+  log="artifacts/$t.log"
+  mkdir -p artifacts
+  if ! cargo +nightly fuzz run "$t" -- -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=20 >"$log" 2>&1; then
+    grep -E '(ERROR|SUMMARY|panicked|Test unit written|Slowest unit|out-of-memory)' "$log" | head -20
+    echo "fuzz target $t failed: its input is in fuzz/artifacts/$t/, the log in $log"
+    exit 1
+  fi
+  grep -E '^Done [0-9]+ runs' "$log"
+done
