@@ -2,6 +2,7 @@
 //! segments and bounding boxes. Nothing here knows about meshes.
 
 mod funnel;
+mod sweep;
 
 #[cfg(test)]
 pub(crate) use funnel::testing;
@@ -9,6 +10,8 @@ pub(crate) use funnel::Deque;
 pub use funnel::{pull, pull_corners};
 
 use glam::{DVec2, Vec2};
+
+pub(crate) use sweep::first_conflict;
 
 /// Largest absolute coordinate a level may use, world units.
 ///

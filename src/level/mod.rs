@@ -231,44 +231,30 @@ fn validate_polygon(
     Ok(())
 }
 
-/// The first pair of non-adjacent edges that cross or touch, by a sweep over y.
+/// Whether polygon edges `i` and `j` (`i < j`) may not coexist: adjacent
+/// edges may only share their common vertex (folding back onto each other
+/// is a conflict), other edges may touch only at a shared end.
+fn edges_conflict(poly: &[Vec2], i: usize, j: usize) -> bool {
+    let n = poly.len();
+    let edge = |k: usize| (poly[k].as_dvec2(), poly[(k + 1) % n].as_dvec2());
+    let ((a0, a1), (b0, b1)) = (edge(i), edge(j));
+    if j == (i + 1) % n || i == (j + 1) % n {
+        let shared = if j == (i + 1) % n { a1 } else { a0 };
+        let (p, q) = if j == (i + 1) % n { (a0, b1) } else { (a1, b0) };
+        let o = geometry::orient_f64(p, shared, q);
+        return o == 0.0 && (p - shared).dot(q - shared) > 0.0;
+    }
+    geometry::segments_cross(a0, a1, b0, b1) || (a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0)
+}
+
+/// A pair of edges that cross, overlap or touch other than as
+/// [`edges_conflict`] allows, found by a sweep in O(n log n).
 fn first_self_intersection(poly: &[Vec2]) -> Option<(usize, usize)> {
     let n = poly.len();
-    let edge = |i: usize| (poly[i].as_dvec2(), poly[(i + 1) % n].as_dvec2());
-    let mut order: Vec<usize> = (0..n).collect();
-    let ymin = |i: usize| {
-        let (a, b) = edge(i);
-        a.y.min(b.y)
-    };
-    order.sort_by(|&a, &b| ymin(a).total_cmp(&ymin(b)).then(a.cmp(&b)));
-    for (k, &i) in order.iter().enumerate() {
-        let (a0, a1) = edge(i);
-        let ymax = a0.y.max(a1.y);
-        for &j in &order[k + 1..] {
-            if ymin(j) > ymax {
-                break;
-            }
-            let adjacent = j == (i + 1) % n || i == (j + 1) % n;
-            let (b0, b1) = edge(j);
-            if adjacent {
-                // adjacent edges may only share their common vertex: reject folding back
-                let shared = if j == (i + 1) % n { a1 } else { a0 };
-                let (p, q) = if j == (i + 1) % n { (a0, b1) } else { (a1, b0) };
-                let o = geometry::orient_f64(p, shared, q);
-                if o == 0.0 && (p - shared).dot(q - shared) > 0.0 {
-                    return Some((i.min(j), i.max(j)));
-                }
-                continue;
-            }
-            if geometry::segments_cross(a0, a1, b0, b1)
-                || (a0 == b0 && a1 == b1)
-                || (a0 == b1 && a1 == b0)
-            {
-                return Some((i.min(j), i.max(j)));
-            }
-        }
-    }
-    None
+    let edges: Vec<_> = (0..n)
+        .map(|k| (poly[k].as_dvec2(), poly[(k + 1) % n].as_dvec2()))
+        .collect();
+    geometry::first_conflict(&edges, |i, j| edges_conflict(poly, i, j))
 }
 
 pub(crate) fn validate_level(

@@ -94,6 +94,8 @@ impl NavMesh {
     pub fn validate(&self) -> Result<(), ValidationError> {
         let data = &self.data;
         let mut total_area = 0.0f64;
+        // per portal (dense index): how often each of its two regions lists it
+        let mut appearances = vec![[0u32; 2]; data.portals.len()];
         for (i, (key, region)) in data.regions.iter().enumerate() {
             if region.index as usize != i {
                 return Err(region_error(i, format!("carries index {}", region.index)));
@@ -157,10 +159,15 @@ impl NavMesh {
                         format!("edge {k} does not match the ends of portal {}", p.index),
                     ));
                 }
+                let side = usize::from(p.regions[0] != key);
+                if let Some(count) = appearances.get_mut(p.index as usize) {
+                    count[side] = count[side].saturating_add(1);
+                }
             }
         }
         let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
-        for (j, (pkey, p)) in data.portals.iter().enumerate() {
+        let by_index: Vec<&super::Portal> = data.portals.values().collect();
+        for (j, p) in by_index.iter().enumerate() {
             if p.index as usize != j {
                 return Err(portal_error(j, format!("carries index {}", p.index)));
             }
@@ -174,8 +181,8 @@ impl NavMesh {
                     format!("joins region {} to itself", a.index),
                 ));
             }
-            for region in [a, b] {
-                let count = region.portals.iter().filter(|&&q| q == Some(pkey)).count();
+            for (side, region) in [a, b].into_iter().enumerate() {
+                let count = appearances[j][side];
                 if count != 1 {
                     return Err(portal_error(
                         j,
@@ -195,8 +202,8 @@ impl NavMesh {
             if let Some(other) = seen.insert((a.index.min(b.index), a.index.max(b.index)), j as u32)
             {
                 // two portals between the same regions are allowed only on different edges
-                let q = &data.portals.values().nth(other as usize);
-                if q.is_some_and(|q| q.left == p.left && q.right == p.right) {
+                let q = by_index[other as usize];
+                if q.left == p.left && q.right == p.right {
                     return Err(portal_error(j, format!("duplicates portal {other}")));
                 }
             }
