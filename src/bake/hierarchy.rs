@@ -27,8 +27,10 @@ use crate::search::{
     astar, Funnel, NavGraph, PortalGraph, SearchContext, SearchGraph, SearchOutcome, LEG,
 };
 
-/// Builds the hierarchy of a baked mesh. Designer points off the mesh are
-/// skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the caller checks).
+/// Builds the hierarchy of a baked mesh, or `None` when it would cost more
+/// than its budgets allow (see [`within_budget`]). Designer points off the
+/// mesh are skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the
+/// caller checks).
 ///
 /// # Errors
 /// [`BakeError::Config`] when a cluster has more leg points than a leg table
@@ -38,7 +40,7 @@ pub(crate) fn build(
     designer: &[NavPoint],
     cluster_size: u32,
     wide_portal: f32,
-) -> Result<HierarchyData, BakeError> {
+) -> Result<Option<HierarchyData>, BakeError> {
     let started = Instant::now();
     let t = &mesh.tables;
     let (region_cluster, clusters) = partition(t, cluster_size);
@@ -77,6 +79,9 @@ pub(crate) fn build(
             per_cluster[n.clusters[1] as usize].push(i as u32);
         }
     }
+    if !within_budget(t, &per_cluster) {
+        return Ok(None);
+    }
     let (cluster_start, cluster_nodes) = csr(&per_cluster);
 
     let mut h = HierarchyData {
@@ -101,6 +106,9 @@ pub(crate) fn build(
     for c in 0..clusters {
         cluster_corridors(t, &mut h, c);
     }
+    if h.crossings.len() as u64 > budget(t, CROSSINGS_PER_REGION) {
+        return Ok(None);
+    }
     designer_corridors(t, &mut h);
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
@@ -116,7 +124,44 @@ pub(crate) fn build(
         bytes: postcard::to_allocvec(&h).map_or(0, |b| b.len() as u64),
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
-    Ok(h)
+    Ok(Some(h))
+}
+
+/// Corridors the hierarchy may hold per region of the mesh (plus
+/// [`BUDGET_SLACK`]). The Moving AI maps need at most 4.
+const CORRIDORS_PER_REGION: u64 = 16;
+/// Portal crossings all corridors together may hold per region (plus
+/// [`BUDGET_SLACK`]). The Moving AI maps need at most 34.
+const CROSSINGS_PER_REGION: u64 = 256;
+/// Pairs of leg points that share a region, per portal (plus
+/// [`BUDGET_SLACK`]): the edges of the clusters' midpoint graphs, which the
+/// leg tables' searches relax once per nav node.
+const POINT_PAIRS_PER_PORTAL: u64 = 64;
+/// What every budget allows even on the smallest mesh.
+const BUDGET_SLACK: u64 = 1 << 16;
+
+fn budget(t: &Tables, per_region: u64) -> u64 {
+    per_region * t.region_keys.len() as u64 + BUDGET_SLACK
+}
+
+/// Whether the hierarchy of this partition pays for itself: a cluster with
+/// k nav nodes costs k^2 / 2 corridors, and a region with d portals d^2
+/// midpoint-graph edges. A hub region with thousands of neighbours (a comb)
+/// makes both quadratic; such a mesh is left without a hierarchy, and its
+/// queries use the flat search, whose cost stays linear in the mesh.
+fn within_budget(t: &Tables, per_cluster: &[Vec<u32>]) -> bool {
+    let corridors: u64 = per_cluster
+        .iter()
+        .map(|n| n.len() as u64 * (n.len() as u64).saturating_sub(1) / 2)
+        .sum();
+    let point_pairs: u64 = (0..t.region_keys.len())
+        .map(|r| {
+            let d = u64::from(t.region_start[r + 1] - t.region_start[r]);
+            d * d
+        })
+        .sum();
+    corridors <= budget(t, CORRIDORS_PER_REGION)
+        && point_pairs <= POINT_PAIRS_PER_PORTAL * t.portal_regions.len() as u64 + BUDGET_SLACK
 }
 
 /// How far inside a wide portal its end samples sit, world units: a path

@@ -35,7 +35,11 @@ pub struct BakeConfig {
     /// Name of an agent class of the level whose radius to use.
     pub agent: Option<String>,
     /// Build the nav-point hierarchy: clusters, nav points and the cached
-    /// corridors between them, so long queries search a small graph.
+    /// corridors between them, so long queries search a small graph. It is
+    /// left out, and every query uses the flat search, when it would not
+    /// pay for itself: more than 16 corridors or 256 corridor crossings per
+    /// region, or regions with so many portals that the leg tables grow
+    /// with their square (a hub region with thousands of neighbours).
     pub corridors: bool,
     /// Largest cluster of the hierarchy, in regions (2..=1024; the second
     /// merge phase lets small pockets take a cluster up to twice this).
@@ -219,7 +223,7 @@ impl NavMesh {
                 config.cluster_size,
                 config.wide_portal,
             )?;
-            mesh.set_hierarchy(Some(h));
+            mesh.set_hierarchy(h);
         }
         mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
         Ok(mesh)

@@ -47,12 +47,20 @@ impl Swept {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Comparisons made by this thread's sweeps (the resource test reads it).
+    static COMPARISONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// Bottom to top where both cross the sweep line: the segment that starts
 /// later is placed by its left end (or, if that lies on the other's line, its
 /// right end) against the other one. Collinear segments fall back to their
 /// index, so that the order is total.
 impl Ord for Swept {
     fn cmp(&self, other: &Swept) -> Ordering {
+        #[cfg(test)]
+        COMPARISONS.with(|c| c.set(c.get() + 1));
         if self.index == other.index {
             return Ordering::Equal;
         }
@@ -203,17 +211,59 @@ mod tests {
         }
     }
 
-    /// A comb of long teeth: many segments cross the sweep line at once,
-    /// none conflict.
+    /// A comb of long teeth standing on a spine.
+    fn comb(teeth: u32) -> Vec<(DVec2, DVec2)> {
+        let mut s = vec![(DVec2::ZERO, DVec2::new(f64::from(teeth) * 2.0, 0.0))];
+        for k in 0..teeth {
+            let x = f64::from(k) * 2.0;
+            s.push((DVec2::new(x, 1.0), DVec2::new(x, 1000.0)));
+            s.push((DVec2::new(x, 1000.0), DVec2::new(x + 1.0, 1000.0)));
+            s.push((DVec2::new(x + 1.0, 1000.0), DVec2::new(x + 1.0, 1.0)));
+        }
+        s
+    }
+
+    /// A spiral: many long segments cross the sweep line at once.
+    fn spiral(turns: u32) -> Vec<(DVec2, DVec2)> {
+        let mut points = Vec::new();
+        for k in 0..turns * 4 {
+            let r = f64::from(k) + 1.0;
+            let (sx, sy) = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)][(k % 4) as usize];
+            points.push(DVec2::new(sx * r, sy * r));
+        }
+        points.windows(2).map(|w| (w[0], w[1])).collect()
+    }
+
+    /// Comparisons made by one sweep over `s` that finds no conflict.
+    fn comparisons(s: &[(DVec2, DVec2)]) -> u64 {
+        let before = super::COMPARISONS.with(std::cell::Cell::get);
+        assert_eq!(first_conflict(s, |i, j| conflict(s, i, j)), None);
+        super::COMPARISONS.with(std::cell::Cell::get) - before
+    }
+
+    /// Resource test (hostile-input campaign: a 32,000-tooth comb took 113 s
+    /// to check): the work of a sweep grows as n log n on combs and spirals,
+    /// where many segments cross the sweep line at once.
+    #[test]
+    fn the_sweep_grows_as_n_log_n_on_combs_and_spirals() {
+        for (name, small, large) in [
+            ("comb", comb(1000), comb(8000)),
+            ("spiral", spiral(250), spiral(2000)),
+        ] {
+            let n = large.len() as f64 / small.len() as f64;
+            let work = comparisons(&large) as f64 / comparisons(&small) as f64;
+            // n log n from 1,000 to 8,000 segments (or 3,000 to 24,000) is
+            // about 8 x 1.3; quadratic would be 64
+            assert!(
+                work < n * 1.5,
+                "{name}: {n:.1}x the segments, {work:.1}x the work"
+            );
+        }
+    }
+
     #[test]
     fn a_comb_has_no_conflict_and_a_crossing_tooth_has_one() {
-        let mut s = Vec::new();
-        for k in 0..200 {
-            let x = f64::from(k) * 2.0;
-            s.push((DVec2::new(x, 0.0), DVec2::new(x, 1000.0)));
-            s.push((DVec2::new(x, 1000.0), DVec2::new(x + 1.0, 1000.0)));
-            s.push((DVec2::new(x + 1.0, 1000.0), DVec2::new(x + 1.0, 0.0)));
-        }
+        let mut s = comb(200);
         assert_eq!(first_conflict(&s, |i, j| conflict(&s, i, j)), None);
         s.push((DVec2::new(-1.0, 500.0), DVec2::new(5.0, 500.0)));
         assert!(first_conflict(&s, |i, j| conflict(&s, i, j)).is_some());

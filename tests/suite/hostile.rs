@@ -95,3 +95,36 @@ proptest! {
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     }
 }
+
+/// A comb: a spine `2n` units long with `n` teeth standing on it, as one
+/// walkable polygon. The spine becomes a hub region with `n` neighbours.
+fn comb(teeth: usize) -> Level {
+    let mut points = vec![[0.0f32, 0.0], [2.0 * teeth as f32, 0.0]];
+    for k in (0..teeth).rev() {
+        let x = 2.0 * k as f32;
+        points.extend([
+            [x + 1.5, 1.0],
+            [x + 1.5, 40.0],
+            [x + 0.5, 40.0],
+            [x + 0.5, 1.0],
+        ]);
+    }
+    let json = serde_json::json!({ "walkable": [points] });
+    Level::from_json_str(&json.to_string()).expect("a comb is a simple polygon")
+}
+
+/// Regression (hostile-input campaign): on a comb the hierarchy built a
+/// corridor between every pair of the hub's thousands of nav nodes (1.75M
+/// corridors, 49 MB, 38 s for a 74 KB level). The baked file now grows
+/// linearly with the teeth.
+#[test]
+fn a_comb_bakes_to_a_file_linear_in_its_teeth() {
+    let bytes = |teeth| {
+        let mesh = NavMesh::bake(&comb(teeth), &BakeConfig::default()).unwrap();
+        mesh.validate().unwrap();
+        mesh.to_bytes().unwrap().len() as f64
+    };
+    let (small, large) = (bytes(500), bytes(2000));
+    let ratio = large / small;
+    assert!(ratio < 4.0 * 1.2, "4x the teeth, {ratio:.2}x the bytes");
+}
