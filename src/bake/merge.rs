@@ -109,9 +109,7 @@ fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
         let b_prev = poly_b[(ib + nb - 1) % nb];
         let b_next = poly_a[(ia + 2) % na];
         let p = |i: u32| pts[i as usize];
-        if orient_f64(p(a_prev), p(a), p(a_next)) < 0.0
-            || orient_f64(p(b_prev), p(b), p(b_next)) < 0.0
-        {
+        if !convex_turn(p(a_prev), p(a), p(a_next)) || !convex_turn(p(b_prev), p(b), p(b_next)) {
             continue;
         }
         // merged: poly_a from b around to a, then poly_b strictly between a and b
@@ -138,6 +136,15 @@ fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
         }
     }
     out
+}
+
+/// Whether the boundary may turn at `v` (from `prev` to `next`) in a convex
+/// counter-clockwise polygon: left, or straight on. Going straight back
+/// (two polygons sharing two edges around `v`) would leave a zero-width
+/// spike, so it is not.
+fn convex_turn(prev: glam::DVec2, v: glam::DVec2, next: glam::DVec2) -> bool {
+    let turn = orient_f64(prev, v, next);
+    turn > 0.0 || (turn == 0.0 && (v - prev).dot(next - v) > 0.0)
 }
 
 /// Removes repeated consecutive indices (never happens in a valid

@@ -236,9 +236,153 @@ impl NavMesh {
         {
             return Err(ValidationError::Tables);
         }
+        self.check_no_overlap()?;
         if let Some(h) = &data.hierarchy {
             h.check(&self.tables.portal_regions, data.regions.len())?;
         }
         Ok(())
+    }
+
+    /// Regions do not overlap: no two edges of the mesh (walls, and each
+    /// portal once) cross, overlap or touch other than at shared ends, and
+    /// no edge lies on another except two walls back to back (a sweep,
+    /// O(n log n)); and no region lies inside another, which is the one
+    /// way two convex regions overlap without their edges meeting (its
+    /// vertex average would be strictly inside the other).
+    fn check_no_overlap(&self) -> Result<(), ValidationError> {
+        let data = &self.data;
+        let mut edges = Vec::new();
+        let mut owner = Vec::new(); // the region an edge is listed under
+        for region in data.regions.values() {
+            let v = &region.vertices;
+            for k in 0..v.len() {
+                if region.portals[k].is_none() {
+                    edges.push((v[k].as_dvec2(), v[(k + 1) % v.len()].as_dvec2()));
+                    owner.push(region.index as usize);
+                }
+            }
+        }
+        let walls = edges.len();
+        for p in data.portals.values() {
+            edges.push((p.right.as_dvec2(), p.left.as_dvec2()));
+            owner.push(
+                data.regions
+                    .get(p.regions[0])
+                    .map_or(0, |r| r.index as usize),
+            );
+        }
+        // A wall may run along another wall the other way round (two regions
+        // back to back, not joined); anything else on a portal, or on a
+        // wall the same way round, is a region on top of another.
+        let conflict = |i: usize, j: usize| {
+            let ((a0, a1), (b0, b1)) = (edges[i], edges[j]);
+            geometry::segments_cross(a0, a1, b0, b1)
+                || (a0 == b0 && a1 == b1)
+                || (a0 == b1 && a1 == b0 && (i >= walls || j >= walls))
+        };
+        if let Some((i, j)) = geometry::first_conflict(&edges, conflict) {
+            return Err(region_error(
+                owner[i],
+                format!(
+                    "overlaps region {}: edges {:?} and {:?} cross",
+                    owner[j], edges[i], edges[j]
+                ),
+            ));
+        }
+        let mut candidates = Vec::new();
+        for r in 0..self.tables.region_keys.len() as u32 {
+            let polygon = self.tables.polygon(r);
+            let centre =
+                polygon.iter().map(|v| v.as_dvec2()).sum::<glam::DVec2>() / polygon.len() as f64;
+            let at = centre.as_vec2();
+            self.locator
+                .candidates_in(geometry::Aabb { min: at, max: at }, &mut candidates);
+            for &other in &candidates {
+                if other != r && strictly_inside(self.tables.polygon(other), centre) {
+                    return Err(region_error(
+                        r as usize,
+                        format!("lies inside region {other}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// True when `p` is inside the convex counter-clockwise polygon `poly` and
+/// on none of its edges, in f64.
+fn strictly_inside(poly: &[glam::Vec2], p: glam::DVec2) -> bool {
+    let n = poly.len();
+    (0..n).all(|k| {
+        let (a, b) = (poly[k].as_dvec2(), poly[(k + 1) % n].as_dvec2());
+        geometry::orient_f64(a, b, p) > 0.0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{vec2, Vec2};
+
+    use super::ValidationError;
+    use crate::{BakeConfig, Level, NavMesh};
+
+    /// Two unit-less islands: a 10 x 10 square at the origin and a second
+    /// shape far to the right, each a single region without portals.
+    fn islands(second: &str) -> NavMesh {
+        let level = Level::from_json_str(&format!(
+            r#"{{"walkable": [[[0,0],[10,0],[10,10],[0,10]], {second}]}}"#
+        ))
+        .unwrap();
+        let config = BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &config).unwrap();
+        mesh.validate().unwrap();
+        mesh
+    }
+
+    /// The mesh with every region right of x = 50 moved by `shift`, its
+    /// tables derived again as a loaded file's would be.
+    fn moved(mesh: &NavMesh, shift: Vec2) -> NavMesh {
+        let mut data = mesh.data.clone();
+        for region in data.regions.values_mut() {
+            if region.vertices.iter().all(|v| v.x > 50.0) {
+                for v in &mut region.vertices {
+                    *v += shift;
+                }
+            }
+        }
+        NavMesh::from_data(data)
+    }
+
+    /// Regression (hostile-input campaign): validate accepted overlapping
+    /// regions, so a crafted file could stack any number of them (and the
+    /// point locator listed each in every cell). Stacked, crossing and
+    /// nested regions are now refused; regions that only touch are not.
+    #[test]
+    fn overlapping_regions_are_refused() {
+        let square = islands("[[100,0],[110,0],[110,10],[100,10]]");
+        let stacked = moved(&square, vec2(-100.0, 0.0));
+        let crossing = moved(&square, vec2(-95.0, 5.0));
+        let small = islands("[[102,2],[104,2],[104,4],[102,4]]");
+        let nested = moved(&small, vec2(-100.0, 0.0));
+        let touching = moved(&square, vec2(-90.0, 0.0));
+        for (what, mesh) in [
+            ("stacked", stacked),
+            ("crossing", crossing),
+            ("nested", nested),
+        ] {
+            let error = mesh.validate().expect_err(what);
+            assert!(
+                matches!(&error, ValidationError::Region { reason, .. }
+                    if reason.contains("overlaps") || reason.contains("inside")),
+                "{what}: {error}"
+            );
+        }
+        touching
+            .validate()
+            .expect("side by side, sharing an edge without a portal");
     }
 }
