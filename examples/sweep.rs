@@ -3,7 +3,7 @@
 //! made from the same triangulation) in one run, one row per map and mode.
 //!
 //! ```sh
-//! cargo run --release --example sweep -- ../shared/data/movingai-wide --stride 10 --out sweep.md
+//! cargo run --release --example sweep -- PATH/TO/MAPS --stride 10 --out sweep.md
 //! cargo run --release --example sweep -- data/maps --flat --json
 //! ```
 //!
@@ -212,23 +212,11 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut names: Vec<String> = match std::fs::read_dir(&options.dir) {
-        Ok(entries) => entries
-            .filter_map(|e| {
-                let p = e.ok()?.path();
-                if p.extension()? == "map" {
-                    Some(p.file_stem()?.to_string_lossy().into_owned())
-                } else {
-                    None
-                }
-            })
-            .collect(),
-        Err(e) => {
-            eprintln!("error: {}: {e}", options.dir.display());
-            std::process::exit(3);
-        }
-    };
-    names.sort();
+    if !options.dir.is_dir() {
+        eprintln!("error: {}: not a folder", options.dir.display());
+        std::process::exit(3);
+    }
+    let names = check::map_names(&options.dir);
     let bar = if std::io::stderr().is_terminal() {
         indicatif::ProgressBar::new((names.len() * options.modes.len()) as u64)
     } else {

@@ -24,11 +24,15 @@ mkdir -p corpus/scenario corpus/baked_bytes corpus/baked_body
 mv corpus_scen.tmp corpus/scenario/den520d_head.scen
 seed scenario "$data/maps/arena.map.scen"
 # baked files of the bundled levels and of a small map, whole and as bodies
-bin=${CARGO_TARGET_DIR:-../target}/release/portalnav
+target_dir=${CARGO_TARGET_DIR:-../target}
+case "$target_dir" in /*) ;; *) target_dir="$(cd .. && pwd)/${target_dir#../}" ;; esac
+bin="$target_dir/release/portalnav"
 (cd .. && cargo build --release --quiet)
 for f in "$data"/levels/*.json "$data/maps/arena.map"; do
   name=$(basename "$f")
-  "$bin" bake "$f" -o "corpus/baked_bytes/$name.nav" >/dev/null 2>&1
+  if ! "$bin" bake "$f" -o "corpus/baked_bytes/$name.nav" >/dev/null 2>"corpus/bake.err"; then
+    echo "seeding: portalnav bake $f failed:"; cat corpus/bake.err; exit 1
+  fi
   tail -c +29 "corpus/baked_bytes/$name.nav" > "corpus/baked_body/$name.body"
 done
 

@@ -1,9 +1,10 @@
 //! Hertel–Mehlhorn merging of triangles into convex polygons.
 //!
-//! Interior edges are removed longest first whenever both of their ends stay
-//! convex. Removing long diagonals first leaves fat polygons, and fewer,
-//! fatter regions make every query faster. Edges between different area kinds
-//! are never removed, so each polygon has one cost.
+//! Interior edges are removed whenever both of their ends stay convex, in
+//! two orders (longest first, shortest first), and the partition with fewer
+//! polygons is kept: fewer, fatter regions make every query faster. Edges
+//! between different area kinds are never removed, so each polygon has one
+//! cost.
 
 use glam::DVec2;
 
@@ -155,4 +156,28 @@ fn drop_collinear_duplicates(mut poly: Vec<u32>) -> Vec<u32> {
         poly.pop();
     }
     poly
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::DVec2;
+
+    use super::convex_turn;
+
+    /// Regression (found by the overlap check in validate): two polygons
+    /// sharing two edges around a vertex were merged across one of them,
+    /// which turns straight back at the vertex and leaves a zero-width
+    /// spike; no point could be located in the region that had it.
+    #[test]
+    fn a_turn_straight_back_is_not_convex() {
+        let (a, v) = (DVec2::new(0.0, 0.0), DVec2::new(1.0, 0.0));
+        assert!(!convex_turn(a, v, a), "straight back to the same point");
+        assert!(
+            !convex_turn(a, v, DVec2::new(0.5, 0.0)),
+            "back along the edge"
+        );
+        assert!(convex_turn(a, v, DVec2::new(2.0, 0.0)), "straight on");
+        assert!(convex_turn(a, v, DVec2::new(1.0, 1.0)), "left");
+        assert!(!convex_turn(a, v, DVec2::new(1.0, -1.0)), "right");
+    }
 }

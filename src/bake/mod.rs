@@ -38,8 +38,9 @@ pub struct BakeConfig {
     /// corridors between them, so long queries search a small graph. It is
     /// left out, and every query uses the flat search, when it would not
     /// pay for itself: more than 16 corridors or 256 corridor crossings per
-    /// region, or regions with so many portals that the leg tables grow
-    /// with their square (a hub region with thousands of neighbours).
+    /// region (plus 65,536 on any mesh), or regions with so many portals
+    /// that the leg tables grow with their square (a hub region with
+    /// thousands of neighbours).
     pub corridors: bool,
     /// Largest cluster of the hierarchy, in regions (2..=1024; the second
     /// merge phase lets small pockets take a cluster up to twice this).

@@ -359,7 +359,10 @@ fn run_bake(
             h.bytes as f64 / (size.saturating_sub(h.bytes).max(1)) as f64,
             h.bake_ms
         ),
-        None => eprintln!("hierarchy: none (--no-corridors), 0 corridors"),
+        None if !corridors => eprintln!("hierarchy: none (--no-corridors)"),
+        None => eprintln!(
+            "hierarchy: none (it would not pay for itself on this mesh: every query uses the flat search)"
+        ),
     }
     for warning in warnings {
         eprintln!("warning: {warning}");
@@ -499,7 +502,7 @@ fn run_scen(
         let summary = json!({
             "map": map.display().to_string(),
             "scenarios": scen.display().to_string(),
-            "mode": if hierarchy { "hierarchical" } else { "flat" },
+            "mode": if mesh.hierarchy_stats().is_some() { "hierarchical" } else { "flat" },
             "radius": radius,
             "regions": mesh.region_count(),
             "bake_ms": bake_ms,

@@ -26,11 +26,15 @@ pub fn orient(a: Vec2, b: Vec2, c: Vec2) -> f32 {
     (b - a).perp_dot(c - a)
 }
 
-/// [`orient`] in f64, for the bake where exactness on grid coordinates matters.
+/// [`orient`] in f64 with an exact sign (Shewchuk's adaptive predicate,
+/// the `robust` crate): positive when `c` is left of `a -> b`, zero only
+/// when the three points are exactly collinear. The bake, the level checks
+/// and the sweep over a loaded file's edges rely on the sign being exact.
 #[inline]
 #[must_use]
 pub fn orient_f64(a: DVec2, b: DVec2, c: DVec2) -> f64 {
-    (b - a).perp_dot(c - a)
+    let at = |p: DVec2| robust::Coord { x: p.x, y: p.y };
+    robust::orient2d(at(a), at(b), at(c))
 }
 
 /// Signed area of a closed polygon (positive when counter-clockwise), accumulated in f64.

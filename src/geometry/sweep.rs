@@ -104,7 +104,7 @@ impl PartialEq for Swept {
 impl Eq for Swept {}
 
 /// A pair of `segments` (by index, smaller first) for which `conflict`
-/// holds, if there is one.
+/// holds, if there is one. Every segment has two distinct ends.
 ///
 /// `conflict(i, j)` says whether segments `i` and `j` may not coexist, in
 /// exact arithmetic (typically: they cross, overlap, or touch other than at
@@ -115,6 +115,10 @@ pub(crate) fn first_conflict(
     segments: &[(DVec2, DVec2)],
     mut conflict: impl FnMut(usize, usize) -> bool,
 ) -> Option<(usize, usize)> {
+    debug_assert!(
+        segments.iter().all(|(a, b)| a != b),
+        "a zero-length segment"
+    );
     let swept: Vec<Swept> = segments
         .iter()
         .enumerate()

@@ -481,7 +481,7 @@ impl NavQuery {
                 y: to.y,
             });
         }
-        let (o, d) = (from.as_dvec2(), (to - from).as_dvec2());
+        let (o, d) = (from.as_dvec2(), to.as_dvec2() - from.as_dvec2());
         let mut t_in = 0.0f64;
         // Each step crosses a portal outwards along the ray, at a ray
         // parameter that never decreases: within one region that rules out
@@ -498,34 +498,22 @@ impl NavQuery {
             let t = exit.t.max(t_in);
             let portals = &mesh.data.regions[key].portals;
             let next = match exit.at {
-                ExitAt::Edge(k) => portals[k].map(|pid| across(mesh, pid, region)),
-                ExitAt::Vertex(m) => around_vertex(mesh, region, m, d),
+                ExitAt::Edge(k) => match portals[k] {
+                    Some(pid) => Ok(across(mesh, pid, region)),
+                    None => Err((exit_point_on(o, d, t), [v[k], v[(k + 1) % v.len()]])),
+                },
+                ExitAt::Vertex(m) => around_vertex(mesh, region, m, d).map_err(|wall| (v[m], wall)),
             };
             match next {
-                Some(r) => {
+                Ok(r) => {
                     region = r;
                     t_in = t;
                 }
-                None => {
-                    let k = match exit.at {
-                        ExitAt::Edge(k) => k,
-                        // a wall through the vertex: the edge into it, or the one out of it
-                        ExitAt::Vertex(m) => {
-                            let before = (m + v.len() - 1) % v.len();
-                            if portals[before].is_none() {
-                                before
-                            } else {
-                                m
-                            }
-                        }
-                    };
+                Err((point, wall)) => {
                     return Ok(Some(RaycastHit {
-                        point: match exit.at {
-                            ExitAt::Vertex(m) => v[m],
-                            ExitAt::Edge(_) => (o + d * t).as_vec2(),
-                        },
+                        point,
                         t: t as f32,
-                        wall: [v[k], v[(k + 1) % v.len()]],
+                        wall,
                         region: key,
                     }));
                 }
@@ -683,26 +671,29 @@ fn exit_point(v: &[Vec2], o: glam::DVec2, d: glam::DVec2) -> Option<Exit> {
 }
 
 /// The region a ray leaving `region` exactly through its vertex `m` goes on
-/// into, or `None` if it enters an obstacle there or squeezes through a
-/// point where two obstacles touch.
+/// into, or the wall that stops it there: it enters an obstacle at the
+/// vertex, or squeezes through a point where two obstacles touch.
 ///
 /// The regions around the vertex are walked across portals, both ways round
 /// from `region`, until one holds the ray's direction `d` in its corner at
 /// the vertex (a ray along an edge counts as inside). A wall met first on
-/// one side closes that side.
-fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Option<u32> {
+/// one side closes that side; the wall reported is the first side's.
+fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Result<u32, [Vec2; 2]> {
     let t = &mesh.tables;
     let corner = t.polygon(region)[m];
     let c = corner.as_dvec2();
+    let mut first_wall = None;
     for forward in [false, true] {
         let (mut r, mut at) = (region, m);
         for _ in 0..mesh.region_count() {
-            let n = t.polygon(r).len();
+            let v = t.polygon(r);
+            let n = v.len();
             // forward: leave across the edge out of the vertex, otherwise
             // across the edge into it
             let k = if forward { at } else { (at + n - 1) % n };
             let key = t.region_keys[r as usize];
             let Some(pid) = mesh.data.regions[key].portals[k] else {
+                first_wall.get_or_insert([v[k], v[(k + 1) % n]]);
                 break;
             };
             r = across(mesh, pid, r);
@@ -713,10 +704,16 @@ fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Optio
             };
             let (before, after) = (v[(j + n - 1) % n].as_dvec2(), v[(j + 1) % n].as_dvec2());
             if (c - before).perp_dot(d) >= 0.0 && (after - c).perp_dot(d) >= 0.0 {
-                return Some(r);
+                return Ok(r);
             }
             at = j;
         }
     }
-    None
+    let v = t.polygon(region);
+    Err(first_wall.unwrap_or([v[m], v[(m + 1) % v.len()]]))
+}
+
+/// The point at ray parameter `t`, in f32.
+fn exit_point_on(o: glam::DVec2, d: glam::DVec2, t: f64) -> Vec2 {
+    (o + d * t).as_vec2()
 }

@@ -34,12 +34,12 @@ enum Lengths {
 
 /// The same checks on a folder of Moving AI maps outside the repository,
 /// every `PORTALNAV_STRIDE`-th problem (default 1): `.ci/run` runs it on
-/// `../shared/data/movingai-wide` after the README's test command.
+/// the wider map set kept beside the checkout, after the README's tests.
 /// `PORTALNAV_LENGTHS=report` lists paths that are too long instead of
 /// failing on them (unsolved problems and invalid paths always fail).
 ///
 /// ```sh
-/// PORTALNAV_MAPS=../shared/data/movingai-wide PORTALNAV_STRIDE=10 \
+/// PORTALNAV_MAPS=/path/to/maps PORTALNAV_STRIDE=10 \
 ///     cargo test --release -- --ignored maps_from_env
 /// ```
 #[test]
