@@ -7,7 +7,7 @@ use portalnav::{NavMesh, NavQuery, QueryFilter};
 
 /// Most vertices a fuzzed level may have before the target skips the bake
 /// (the bake's cost on huge inputs is bounded elsewhere, not here).
-pub const MAX_BAKED_VERTICES: usize = 400;
+pub const MAX_BAKED_VERTICES: usize = 200;
 
 /// A baked mesh must validate and load back from its own file.
 pub fn check_baked(mesh: &NavMesh) {
