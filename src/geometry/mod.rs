@@ -211,6 +211,17 @@ pub fn segments_cross(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> bool {
     on(a0, b0, b1, d1) || on(a1, b0, b1, d2) || on(b0, a0, a1, d3) || on(b1, a0, a1, d4)
 }
 
+/// True when two segments may not both be edges of one planar layout: they
+/// cross or touch other than at a common endpoint ([`segments_cross`]), or
+/// are the same segment the same way round, or (unless `reversed_ok`) the
+/// other way round.
+#[must_use]
+pub fn segments_conflict(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2, reversed_ok: bool) -> bool {
+    segments_cross(a0, a1, b0, b1)
+        || (a0 == b0 && a1 == b1)
+        || (!reversed_ok && a0 == b1 && a1 == b0)
+}
+
 /// An axis-aligned bounding box.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Aabb {

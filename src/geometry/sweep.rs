@@ -175,11 +175,11 @@ mod tests {
     use proptest::prelude::*;
 
     use super::first_conflict;
-    use crate::geometry::segments_cross;
+    use crate::geometry::segments_conflict;
 
     fn conflict(s: &[(DVec2, DVec2)], i: usize, j: usize) -> bool {
         let ((a0, a1), (b0, b1)) = (s[i], s[j]);
-        segments_cross(a0, a1, b0, b1) || (a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0)
+        segments_conflict(a0, a1, b0, b1, false)
     }
 
     fn brute_force(s: &[(DVec2, DVec2)]) -> bool {

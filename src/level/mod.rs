@@ -244,7 +244,7 @@ fn edges_conflict(poly: &[Vec2], i: usize, j: usize) -> bool {
         let o = geometry::orient_f64(p, shared, q);
         return o == 0.0 && (p - shared).dot(q - shared) > 0.0;
     }
-    geometry::segments_cross(a0, a1, b0, b1) || (a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0)
+    geometry::segments_conflict(a0, a1, b0, b1, false)
 }
 
 /// A pair of edges that cross, overlap or touch other than as

@@ -282,9 +282,7 @@ impl NavMesh {
         // wall the same way round, is a region on top of another.
         let conflict = |i: usize, j: usize| {
             let ((a0, a1), (b0, b1)) = (edges[i], edges[j]);
-            geometry::segments_cross(a0, a1, b0, b1)
-                || (a0 == b0 && a1 == b1)
-                || (a0 == b1 && a1 == b0 && (i >= walls || j >= walls))
+            geometry::segments_conflict(a0, a1, b0, b1, i < walls && j < walls)
         };
         if let Some((i, j)) = geometry::first_conflict(&edges, conflict) {
             return Err(region_error(

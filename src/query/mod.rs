@@ -161,6 +161,8 @@ pub struct NavQuery {
     /// Per start leg: the cheapest table distance + goal leg, and that goal leg.
     partner: Vec<(f32, u32)>,
     landmark_goal: Vec<f32>,
+    /// A raycast's outward-facing edges of the region it is leaving.
+    ray_edges: Vec<(usize, f64, f64)>,
     last_expansions: u32,
 }
 
@@ -198,6 +200,7 @@ impl NavQuery {
             goal_pulled: Vec::new(),
             partner: Vec::new(),
             landmark_goal: Vec::new(),
+            ray_edges: Vec::new(),
             last_expansions: 0,
         }
     }
@@ -489,7 +492,7 @@ impl NavQuery {
         for _ in 0..=mesh.region_count() {
             let key = mesh.tables.region_keys[region as usize];
             let v = mesh.tables.polygon(region);
-            let Some(exit) = exit_point(v, o, d) else {
+            let Some(exit) = exit_point(v, o, d, &mut self.ray_edges) else {
                 return Ok(None);
             };
             if exit.t >= 1.0 {
@@ -498,9 +501,9 @@ impl NavQuery {
             let t = exit.t.max(t_in);
             let portals = &mesh.data.regions[key].portals;
             let next = match exit.at {
-                ExitAt::Edge(k) => match portals[k] {
-                    Some(pid) => Ok(across(mesh, pid, region)),
-                    None => Err((exit_point_on(o, d, t), [v[k], v[(k + 1) % v.len()]])),
+                ExitAt::Edge(k) => match portals[k].and_then(|pid| across(mesh, pid, region)) {
+                    Some(r) => Ok(r),
+                    None => Err(((o + d * t).as_vec2(), [v[k], v[(k + 1) % v.len()]])),
                 },
                 ExitAt::Vertex(m) => around_vertex(mesh, region, m, d).map_err(|wall| (v[m], wall)),
             };
@@ -603,14 +606,12 @@ enum ExitAt {
     Vertex(usize),
 }
 
-/// The region on the other side of portal `pid` from `region` (dense indices).
-fn across(mesh: &NavMesh, pid: crate::mesh::PortalId, region: u32) -> u32 {
-    let [a, b] = mesh.tables.portal_regions[mesh.data.portals[pid].index as usize];
-    if a == region {
-        b
-    } else {
-        a
-    }
+/// The region on the other side of portal `pid` from `region` (dense
+/// indices); `None` if the portal does not touch `region`.
+fn across(mesh: &NavMesh, pid: crate::mesh::PortalId, region: u32) -> Option<u32> {
+    let portal = mesh.data.portals.get(pid)?;
+    let (_, beyond) = mesh.tables.crossing_out_of(portal.index, region)?;
+    Some(beyond)
 }
 
 /// Relative tolerance on ray and edge parameters. Coordinates are f32 and
@@ -626,28 +627,32 @@ const SAME_PARAMETER: f64 = 1e-9;
 /// Several edges can share that line (regions keep collinear vertices where
 /// portals end), so the exit is told by where on the line the point falls:
 /// inside one edge, or exactly on a vertex.
-fn exit_point(v: &[Vec2], o: glam::DVec2, d: glam::DVec2) -> Option<Exit> {
+fn exit_point(
+    v: &[Vec2],
+    o: glam::DVec2,
+    d: glam::DVec2,
+    outward: &mut Vec<(usize, f64, f64)>,
+) -> Option<Exit> {
     let n = v.len();
-    // (ray parameter, where along the edge the ray's line meets it: 0..=1 on it)
-    let crossing = |k: usize| -> Option<(f64, f64)> {
+    // per outward-facing edge: (edge, ray parameter, where along the edge
+    // the ray's line meets it: 0..=1 on it); parallel edges and edges
+    // facing into the region are left out
+    outward.clear();
+    for k in 0..n {
         let (a, b) = (v[k].as_dvec2(), v[(k + 1) % n].as_dvec2());
         let e = b - a;
         let denom = d.perp_dot(e);
-        // parallel, or facing into the region
-        (denom > 0.0).then(|| {
+        if denom > 0.0 {
             let w = a - o;
-            (w.perp_dot(e) / denom, w.perp_dot(d) / denom)
-        })
-    };
-    let t = (0..n)
-        .filter_map(|k| crossing(k).map(|(t, _)| t))
-        .min_by(f64::total_cmp)?;
+            outward.push((k, w.perp_dot(e) / denom, w.perp_dot(d) / denom));
+        }
+    }
+    let t = outward.iter().map(|&(_, t, _)| t).min_by(f64::total_cmp)?;
     let tol = SAME_PARAMETER * t.abs().max(1.0);
     // among the edges on that line (or through that vertex): the one whose
     // inside holds the exit point, else the one ending nearest to it
     let mut nearest: Option<(f64, usize, f64)> = None;
-    for k in 0..n {
-        let Some((tk, s)) = crossing(k) else { continue };
+    for &(k, tk, s) in outward.iter() {
         if tk > t + tol {
             continue;
         }
@@ -696,7 +701,10 @@ fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Resul
                 first_wall.get_or_insert([v[k], v[(k + 1) % n]]);
                 break;
             };
-            r = across(mesh, pid, r);
+            let Some(beyond) = across(mesh, pid, r) else {
+                break; // not a conforming mesh
+            };
+            r = beyond;
             let v = t.polygon(r);
             let n = v.len();
             let Some(j) = v.iter().position(|&p| p == corner) else {
@@ -711,9 +719,4 @@ fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Resul
     }
     let v = t.polygon(region);
     Err(first_wall.unwrap_or([v[m], v[(m + 1) % v.len()]]))
-}
-
-/// The point at ray parameter `t`, in f32.
-fn exit_point_on(o: glam::DVec2, d: glam::DVec2, t: f64) -> Vec2 {
-    (o + d * t).as_vec2()
 }
