@@ -182,3 +182,31 @@ pub enum FileError {
     #[error("baked file holds an invalid mesh")]
     Invalid(#[from] crate::ValidationError),
 }
+
+/// Why a runtime edit of a [`crate::TileCache`] was refused; the mesh is left
+/// as it was.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EditError {
+    /// The id names no obstacle of this cache: removed already (or twice in
+    /// one batch), or from another cache.
+    #[error("edit {index}: no obstacle {id:?} in this tile cache")]
+    UnknownObstacle {
+        /// Position of the edit in its batch.
+        index: usize,
+        /// The id given.
+        id: crate::ObstacleId,
+    },
+    /// The obstacle's outline is not a valid polygon.
+    #[error("edit {index}: bad obstacle outline")]
+    Polygon {
+        /// Position of the edit in its batch.
+        index: usize,
+        /// What is wrong with it, and where.
+        #[source]
+        error: LevelError,
+    },
+    /// A tile failed to bake.
+    #[error("re-baking the edited tiles failed")]
+    Bake(#[from] BakeError),
+}

@@ -18,8 +18,11 @@ mod query;
 pub mod render;
 mod search;
 
-pub use bake::{BakeConfig, TriangleSoup, DEFAULT_CLUSTER_SIZE, DEFAULT_WIDE_PORTAL};
-pub use error::{BakeError, FileError, LevelError, QueryError};
+pub use bake::{
+    BakeConfig, Edit, ObstacleId, TileCache, TriangleSoup, DEFAULT_CLUSTER_SIZE,
+    DEFAULT_WIDE_PORTAL,
+};
+pub use error::{BakeError, EditError, FileError, LevelError, QueryError};
 pub use io::{write_atomically, FORMAT_VERSION};
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
 pub use mesh::{

@@ -12,6 +12,7 @@ use super::triangulate::Triangulated;
 use crate::geometry::orient_f64;
 
 /// A merged convex polygon: CCW vertex indices and its area kind.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct MergedPolygon {
     pub vertices: Vec<u32>,
     pub area: u16,

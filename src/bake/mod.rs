@@ -10,6 +10,7 @@ mod fxmap;
 mod hierarchy;
 mod merge;
 mod outline;
+mod tiles;
 mod triangulate;
 
 use std::time::Instant;
@@ -18,6 +19,7 @@ use glam::Vec2;
 use petgraph::unionfind::UnionFind;
 use slotmap::SlotMap;
 
+pub use tiles::{Edit, ObstacleId, TileCache};
 pub use triangulate::TriangleSoup;
 
 use crate::error::BakeError;
@@ -51,6 +53,12 @@ pub struct BakeConfig {
     /// points next to both ends as well as at the middle: paths that wrap a
     /// corner cross there, and a midpoint far from the path misjudges it.
     pub wide_portal: f32,
+    /// Bake in square tiles of this side (world units, a multiple of the
+    /// snapping step, at least 1), each from its own part of the level, so
+    /// that a [`TileCache`] can re-bake only the tiles a runtime obstacle
+    /// touches. `None` bakes the level whole (fewer regions: regions do not
+    /// stop at tile borders). Tiles need an agent radius of 0.
+    pub tile_size: Option<f32>,
 }
 
 /// Default [`BakeConfig::wide_portal`], world units (grid cells on Moving AI maps).
@@ -68,6 +76,7 @@ impl Default for BakeConfig {
             corridors: true,
             cluster_size: DEFAULT_CLUSTER_SIZE,
             wide_portal: DEFAULT_WIDE_PORTAL,
+            tile_size: None,
         }
     }
 }
@@ -177,6 +186,9 @@ impl NavMesh {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn bake(level: &Level, config: &BakeConfig) -> Result<NavMesh, BakeError> {
+        if config.tile_size.is_some() {
+            return TileCache::new(level, config).map(TileCache::into_mesh);
+        }
         let started = Instant::now();
         let mut lap = Instant::now();
         let mut stage_ms = [0.0; 4];

@@ -21,7 +21,7 @@ use i_overlay::mesh::style::{LineJoin, OutlineStyle};
 use crate::error::BakeError;
 use crate::level::Level;
 
-type Contours = Vec<Vec<[f64; 2]>>;
+pub(crate) type Contours = Vec<Vec<[f64; 2]>>;
 
 /// Resolved walkable space and the costed areas inside it.
 pub(crate) struct Outline {
@@ -40,7 +40,7 @@ fn contours_of(polys: &[Vec<glam::Vec2>]) -> Contours {
         .collect()
 }
 
-fn flatten(shapes: Vec<Vec<Vec<[f64; 2]>>>) -> Vec<Vec<DVec2>> {
+pub(crate) fn flatten(shapes: Vec<Vec<Vec<[f64; 2]>>>) -> Vec<Vec<DVec2>> {
     shapes
         .into_iter()
         .flatten()
@@ -55,16 +55,16 @@ fn flatten(shapes: Vec<Vec<Vec<[f64; 2]>>>) -> Vec<Vec<DVec2>> {
 /// 2^23: every grid point is then an f32 value (24-bit mantissa), and well
 /// inside the 32-bit integers i_overlay computes with. The step is at most
 /// twice f32's own spacing at the level's largest coordinate.
-#[derive(Debug, Clone, Copy)]
-struct Grid {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Grid {
     /// Largest absolute coordinate the grid must hold (at least 1).
-    extent: f64,
+    pub extent: f64,
     /// Steps per world unit, `2^e`.
-    scale: f64,
+    pub scale: f64,
 }
 
 impl Grid {
-    fn new(extent: f64) -> Grid {
+    pub(crate) fn new(extent: f64) -> Grid {
         let extent = extent.max(1.0);
         let e = 22 - extent.log2().floor() as i32;
         Grid {
@@ -84,7 +84,7 @@ impl Grid {
     }
 
     /// `subject` combined with `clip` by `rule`, on this grid.
-    fn overlay(
+    pub(crate) fn overlay(
         self,
         subject: &[Vec<[f64; 2]>],
         clip: &[Vec<[f64; 2]>],

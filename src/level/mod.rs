@@ -231,6 +231,12 @@ fn validate_polygon(
     Ok(())
 }
 
+/// Checks a runtime obstacle polygon as strictly as a JSON level's: finite,
+/// in range, at least 3 distinct points, nonzero area, not self-intersecting.
+pub(crate) fn validate_obstacle(field: &str, poly: &[Vec2]) -> Result<(), LevelError> {
+    validate_polygon(MEMORY_SOURCE, field, poly, true)
+}
+
 /// Whether polygon edges `i` and `j` (`i < j`) may not coexist: adjacent
 /// edges may only share their common vertex (folding back onto each other
 /// is a conflict), other edges may touch only at a shared end.

@@ -5,6 +5,7 @@ mod common;
 mod bake_maps;
 #[cfg(feature = "cli")]
 mod cli;
+mod edits;
 mod hierarchy;
 mod hostile;
 mod levels;

@@ -1,0 +1,772 @@
+//! Tiled bakes and runtime obstacles ([`TileCache`]).
+//!
+//! A tiled bake cuts the plane into square tiles of [`BakeConfig::tile_size`]
+//! on a fixed grid anchored at the origin, and bakes each tile on its own
+//! from its canonical inputs: the level's walkable contours, obstacles and
+//! areas clipped to the tile, plus the runtime obstacles over it. A tile's
+//! result depends only on that set of inputs (obstacles are sorted by their
+//! coordinates before the booleans), so re-baking the tiles an edit touches
+//! gives exactly what a fresh bake of the edited level gives, in any order of
+//! edits. The idea is Recast's tile cache; each tile runs the untiled bake's
+//! booleans, constrained Delaunay triangulation and merge.
+//!
+//! ```text
+//! level -> clip per tile -> (booleans, CDT, merge) per tile -> assemble -> NavMesh
+//!                 ^ runtime obstacles re-bake only the tiles they overlap
+//! ```
+//!
+//! Regions never cross a tile border. Where two tiles meet, both sides have
+//! the same border points (the clipper computes a crossing from the original
+//! edge, whichever tile asks), and the assembly splits a border edge at any
+//! border point of the other side, so every border segment is a portal or a
+//! wall on both sides.
+
+use glam::{DVec2, Vec2};
+use i_overlay::core::fill_rule::FillRule;
+use i_overlay::core::overlay_rule::OverlayRule;
+use slotmap::SlotMap;
+
+use super::fxmap::FxHashMap;
+use super::merge::{self, MergedPolygon};
+use super::outline::{flatten, Contours, Grid, Outline};
+use super::{assemble, hierarchy, triangulate, BakeConfig};
+use crate::error::{BakeError, EditError};
+use crate::level::{validate_obstacle, Level};
+use crate::mesh::{AreaKind, NavMesh};
+
+slotmap::new_key_type! {
+    /// A runtime obstacle of a [`TileCache`]; stale after
+    /// [`TileCache::remove_obstacle`].
+    pub struct ObstacleId;
+}
+
+/// One edit of a batch ([`TileCache::apply`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// Adds an obstacle with this outline (any winding, simple).
+    Add(Vec<Vec2>),
+    /// Removes an obstacle added earlier.
+    Remove(ObstacleId),
+}
+
+/// What one tile is baked from, besides runtime obstacles: the level's
+/// walkable contours, obstacles (counter-clockwise) and costed areas (with
+/// their area kind), clipped to the tile.
+#[derive(Debug, Clone, Default)]
+struct TileInputs {
+    walkable: Vec<Vec<DVec2>>,
+    obstacles: Vec<Vec<DVec2>>,
+    areas: Vec<(u16, Vec<DVec2>)>,
+}
+
+/// A baked tile: its vertices and convex polygons (area kinds as in the mesh).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct TileMesh {
+    points: Vec<DVec2>,
+    polygons: Vec<MergedPolygon>,
+    triangles: u32,
+    dropped: u32,
+    walkable_area: f64,
+}
+
+/// A runtime obstacle: the outline as given, counter-clockwise in f64, and
+/// the tiles it overlaps.
+#[derive(Debug, Clone)]
+struct Obstacle {
+    outline: Vec<Vec2>,
+    ccw: Vec<DVec2>,
+    tiles: TileRange,
+}
+
+/// Tiles `x0..=x1` by `y0..=y1`, as indices into the cache's tile grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TileRange {
+    x0: usize,
+    x1: usize,
+    y0: usize,
+    y1: usize,
+}
+
+/// The tile grid of a level: which tiles exist and where they are.
+#[derive(Debug, Clone, Copy)]
+struct Tiling {
+    size: f64,
+    /// Tile coordinates (multiples of `size`) of the first tile.
+    first: [i64; 2],
+    /// Tiles along x and y.
+    count: [usize; 2],
+}
+
+impl Tiling {
+    /// The tile grid covering walkable space (bounding box `lo`..`hi`).
+    fn new(size: f64, lo: DVec2, hi: DVec2) -> Tiling {
+        let first = [(lo.x / size).floor() as i64, (lo.y / size).floor() as i64];
+        let last = [
+            ((hi.x / size).ceil() as i64 - 1).max(first[0]),
+            ((hi.y / size).ceil() as i64 - 1).max(first[1]),
+        ];
+        Tiling {
+            size,
+            first,
+            count: [
+                (last[0] - first[0] + 1) as usize,
+                (last[1] - first[1] + 1) as usize,
+            ],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.count[0] * self.count[1]
+    }
+
+    /// The rectangle of tile `index` (row-major from the lowest y).
+    fn rect(&self, index: usize) -> [DVec2; 2] {
+        let (tx, ty) = (
+            self.first[0] + (index % self.count[0]) as i64,
+            self.first[1] + (index / self.count[0]) as i64,
+        );
+        let lo = DVec2::new(tx as f64 * self.size, ty as f64 * self.size);
+        [lo, lo + DVec2::splat(self.size)]
+    }
+
+    /// The tiles a box overlaps with some area, or `None` when it misses them all.
+    fn range(&self, lo: DVec2, hi: DVec2) -> Option<TileRange> {
+        let axis = |k: usize, lo: f64, hi: f64| {
+            let a = (lo / self.size).floor() as i64 - self.first[k];
+            let b = ((hi / self.size).ceil() as i64 - 1 - self.first[k]).max(a);
+            let n = self.count[k] as i64;
+            if b < 0 || a >= n {
+                return None;
+            }
+            Some((a.max(0) as usize, b.min(n - 1) as usize))
+        };
+        let (x0, x1) = axis(0, lo.x, hi.x)?;
+        let (y0, y1) = axis(1, lo.y, hi.y)?;
+        Some(TileRange { x0, x1, y0, y1 })
+    }
+
+    fn tiles(&self, r: TileRange) -> impl Iterator<Item = usize> + '_ {
+        (r.y0..=r.y1).flat_map(move |y| (r.x0..=r.x1).map(move |x| y * self.count[0] + x))
+    }
+
+    fn contains(&self, r: TileRange, tile: usize) -> bool {
+        let (x, y) = (tile % self.count[0], tile / self.count[0]);
+        (r.x0..=r.x1).contains(&x) && (r.y0..=r.y1).contains(&y)
+    }
+
+    /// Pieces of a polygon clipped to each tile it overlaps.
+    fn spread(&self, polygon: &[DVec2]) -> Vec<(usize, Vec<DVec2>)> {
+        let (lo, hi) = bounds(polygon);
+        let Some(range) = self.range(lo, hi) else {
+            return Vec::new();
+        };
+        self.tiles(range)
+            .map(|t| (t, clip(polygon, self.rect(t))))
+            .filter(|(_, part)| !part.is_empty())
+            .collect()
+    }
+
+    /// Whether `v` lies on a border between two tiles along `axis`.
+    fn on_border(&self, axis: usize, v: f64) -> bool {
+        let k = (v / self.size).round();
+        k * self.size == v
+            && k as i64 > self.first[axis]
+            && (k as i64) < self.first[axis] + self.count[axis] as i64
+    }
+}
+
+/// Bounding box of some points.
+fn bounds<'a>(points: impl IntoIterator<Item = &'a DVec2>) -> (DVec2, DVec2) {
+    points.into_iter().fold(
+        (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+        |(lo, hi), &p| (lo.min(p), hi.max(p)),
+    )
+}
+
+/// Where the segment `a`-`b` crosses the line where coordinate `axis` is
+/// `c`, computed from the segment's lesser end whichever way it is given,
+/// so two tiles clipping the same edge at their common border agree.
+fn crossing(a: DVec2, b: DVec2, axis: usize, c: f64) -> DVec2 {
+    let (p, q) = if (a.x, a.y) <= (b.x, b.y) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let t = (c - p[axis]) / (q[axis] - p[axis]);
+    let mut r = p + (q - p) * t;
+    r[axis] = c;
+    r
+}
+
+/// Sutherland–Hodgman clipping of a polygon to an axis-aligned rectangle.
+/// Each output vertex remembers the original edge leaving it (`None` for
+/// edges along a side of the rectangle), and every crossing is computed from
+/// an original edge ([`crossing`]). The result may run along the rectangle's
+/// sides in both directions where the polygon leaves and comes back; the
+/// booleans' winding rule resolves that.
+fn clip(polygon: &[DVec2], [lo, hi]: [DVec2; 2]) -> Vec<DVec2> {
+    let n = polygon.len();
+    let mut cur: Vec<(DVec2, Option<[DVec2; 2]>)> = (0..n)
+        .map(|i| (polygon[i], Some([polygon[i], polygon[(i + 1) % n]])))
+        .collect();
+    for (axis, c, keep_greater) in [
+        (0, lo.x, true),
+        (0, hi.x, false),
+        (1, lo.y, true),
+        (1, hi.y, false),
+    ] {
+        let inside = |p: DVec2| {
+            if keep_greater {
+                p[axis] >= c
+            } else {
+                p[axis] <= c
+            }
+        };
+        let mut out = Vec::with_capacity(cur.len() + 4);
+        for i in 0..cur.len() {
+            let (p, edge) = cur[i];
+            let q = cur[(i + 1) % cur.len()].0;
+            let cut = || match edge {
+                Some([a, b]) => crossing(a, b, axis, c),
+                None => {
+                    // along an earlier side: perpendicular to this one
+                    let mut r = p;
+                    r[axis] = c;
+                    r
+                }
+            };
+            match (inside(p), inside(q)) {
+                (true, true) => out.push((p, edge)),
+                (true, false) => {
+                    out.push((p, edge));
+                    out.push((cut(), None));
+                }
+                (false, true) => out.push((cut(), edge)),
+                (false, false) => {}
+            }
+        }
+        cur = out;
+        if cur.is_empty() {
+            break;
+        }
+    }
+    let mut points: Vec<DVec2> = cur.into_iter().map(|(p, _)| p).collect();
+    points.dedup();
+    while points.len() > 1 && points.first() == points.last() {
+        points.pop();
+    }
+    if points.len() < 3 {
+        points.clear();
+    }
+    points
+}
+
+/// A polygon as f64 points, turned counter-clockwise.
+fn counter_clockwise(polygon: &[Vec2]) -> Vec<DVec2> {
+    let mut out: Vec<DVec2> = polygon.iter().map(|p| p.as_dvec2()).collect();
+    let twice: f64 = (0..out.len())
+        .map(|i| out[i].perp_dot(out[(i + 1) % out.len()]))
+        .sum();
+    if twice < 0.0 {
+        out.reverse();
+    }
+    out
+}
+
+/// Total order on contours by their coordinates, for a canonical input order.
+fn by_coordinates(a: &[DVec2], b: &[DVec2]) -> std::cmp::Ordering {
+    for (p, q) in a.iter().zip(b) {
+        let o = p.x.total_cmp(&q.x).then(p.y.total_cmp(&q.y));
+        if o.is_ne() {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+fn contours(polygons: &[&Vec<DVec2>]) -> Contours {
+    polygons
+        .iter()
+        .map(|c| c.iter().map(|p| [p.x, p.y]).collect())
+        .collect()
+}
+
+/// Bakes one tile from its inputs and the runtime obstacles over it (each
+/// clipped to the tile): booleans on `grid`, then the CDT and the merge.
+fn bake_tile(
+    grid: Grid,
+    inputs: &TileInputs,
+    runtime: &[Vec<DVec2>],
+) -> Result<TileMesh, BakeError> {
+    if inputs.walkable.is_empty() {
+        return Ok(TileMesh::default());
+    }
+    let mut obstacles: Vec<&Vec<DVec2>> = inputs.obstacles.iter().chain(runtime).collect();
+    obstacles.sort_by(|a, b| by_coordinates(a, b));
+    let subject = contours(&inputs.walkable.iter().collect::<Vec<_>>());
+    let shapes = if obstacles.is_empty() {
+        grid.overlay(&subject, &[], OverlayRule::Subject, FillRule::Positive)
+    } else {
+        let clip = contours(&obstacles);
+        grid.overlay(&subject, &clip, OverlayRule::Difference, FillRule::Positive)
+    };
+    if shapes.is_empty() {
+        return Ok(TileMesh::default());
+    }
+    let mut areas = Vec::new();
+    if !inputs.areas.is_empty() {
+        let walkable: Contours = shapes.iter().flatten().cloned().collect();
+        for (kind, polygon) in &inputs.areas {
+            let poly = contours(&[polygon]);
+            let part = grid.overlay(&walkable, &poly, OverlayRule::Intersect, FillRule::NonZero);
+            if !part.is_empty() {
+                areas.push((usize::from(*kind), flatten(part)));
+            }
+        }
+    }
+    let outline = Outline {
+        walkable: flatten(shapes),
+        areas,
+    };
+    let tri = triangulate::triangulate(&outline)?;
+    let mut polygons = merge::merge(&tri);
+    for p in &mut polygons {
+        if p.area > 0 {
+            // from the tile's own numbering of its areas to the mesh's
+            p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
+        }
+    }
+    Ok(TileMesh {
+        points: tri.points,
+        polygons,
+        triangles: tri.tris.len() as u32,
+        dropped: tri.dropped,
+        walkable_area: outline.walkable_area(),
+    })
+}
+
+/// A tiled navigation mesh that takes runtime obstacles: buildings placed
+/// and destroyed during a match.
+///
+/// Each edit re-bakes only the tiles its obstacles overlap, and the mesh is
+/// then the same, down to the bytes of its saved file, as a fresh tiled
+/// bake of the level with the surviving obstacles added to its static ones
+/// ([`TileCache::level_with_obstacles`]), whatever the order of the edits:
+/// what lockstep multiplayer, replays and save games need.
+///
+/// # Example
+/// ```
+/// use glam::vec2;
+/// use portalnav::{BakeConfig, Level, NavMesh, TileCache};
+///
+/// let level = Level::from_json_str(r#"{"walkable": [[[0,0],[64,0],[64,64],[0,64]]]}"#)?;
+/// let config = BakeConfig { tile_size: Some(16.0), ..BakeConfig::default() };
+/// let mut cache = TileCache::new(&level, &config)?;
+/// let barracks = cache.add_obstacle(&[vec2(20., 20.), vec2(30., 20.), vec2(30., 28.), vec2(20., 28.)])?;
+/// assert!(cache.mesh().locate(vec2(25., 24.)).is_none());
+/// // the same mesh as a fresh bake with the barracks as a static obstacle
+/// let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config)?;
+/// assert_eq!(fresh.to_bytes()?, cache.mesh().to_bytes()?);
+/// cache.remove_obstacle(barracks)?;
+/// assert!(cache.mesh().locate(vec2(25., 24.)).is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct TileCache {
+    level: Level,
+    config: BakeConfig,
+    grid: Grid,
+    tiling: Tiling,
+    /// Per tile, row-major.
+    inputs: Vec<TileInputs>,
+    tiles: Vec<TileMesh>,
+    /// Per tile, the runtime obstacles over it, in the order they were added.
+    tile_obstacles: Vec<Vec<ObstacleId>>,
+    obstacles: SlotMap<ObstacleId, Obstacle>,
+    areas: Vec<AreaKind>,
+    mesh: NavMesh,
+}
+
+impl TileCache {
+    /// Bakes `level` in tiles of `config.tile_size` (required) and keeps
+    /// what edits need.
+    ///
+    /// # Errors
+    /// As [`NavMesh::bake`]; [`BakeError::Config`] also when `tile_size` is
+    /// missing, not a positive multiple of the snapping step, or combined
+    /// with an agent radius above 0 (tiles bake for radius 0).
+    pub fn new(level: &Level, config: &BakeConfig) -> Result<TileCache, BakeError> {
+        level.validate()?;
+        config.check_hierarchy()?;
+        let radius = config.radius_for(level)?;
+        if radius != 0.0 {
+            return Err(BakeError::Config {
+                field: "agent_radius",
+                reason: format!("a tiled bake needs radius 0, found {radius}"),
+            });
+        }
+        let size = match config.tile_size {
+            Some(s) if s.is_finite() && s >= 1.0 => f64::from(s),
+            other => {
+                return Err(BakeError::Config {
+                    field: "tile_size",
+                    reason: format!("must be a finite number >= 1, found {other:?}"),
+                })
+            }
+        };
+        let walkable: Vec<Vec<DVec2>> = level
+            .walkable
+            .iter()
+            .map(|c| c.iter().map(|p| p.as_dvec2()).collect())
+            .collect();
+        let (lo, hi) = bounds(walkable.iter().flatten());
+        let tiling = Tiling::new(size, lo, hi);
+        let far = tiling.rect(tiling.len() - 1)[1];
+        let near = tiling.rect(0)[0];
+        let extent = [near.x, near.y, far.x, far.y]
+            .iter()
+            .map(|v| v.abs())
+            .fold(0.0, f64::max);
+        let grid = Grid::new(extent);
+        if (size * grid.scale).fract() != 0.0 {
+            return Err(BakeError::Config {
+                field: "tile_size",
+                reason: format!(
+                    "must be a multiple of the snapping step {} at this level's size, found {size}",
+                    1.0 / grid.scale
+                ),
+            });
+        }
+
+        let mut inputs = vec![TileInputs::default(); tiling.len()];
+        for c in &walkable {
+            for (t, part) in tiling.spread(c) {
+                inputs[t].walkable.push(part);
+            }
+        }
+        let impassable = level.areas.iter().filter(|a| a.cost.is_none());
+        for polygon in level.obstacles.iter().chain(impassable.map(|a| &a.polygon)) {
+            for (t, part) in tiling.spread(&counter_clockwise(polygon)) {
+                inputs[t].obstacles.push(part);
+            }
+        }
+        let mut areas = vec![AreaKind {
+            kind: "ground".to_string(),
+            cost: 1.0,
+        }];
+        for area in &level.areas {
+            let Some(cost) = area.cost else { continue };
+            let kind = areas.len() as u16;
+            areas.push(AreaKind {
+                kind: area.kind.clone(),
+                cost,
+            });
+            for (t, part) in tiling.spread(&counter_clockwise(&area.polygon)) {
+                inputs[t].areas.push((kind, part));
+            }
+        }
+
+        let tiles = inputs
+            .iter()
+            .map(|t| bake_tile(grid, t, &[]))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mesh = build_mesh(level, config, &tiling, &tiles, areas.clone())?;
+        Ok(TileCache {
+            level: level.clone(),
+            config: config.clone(),
+            grid,
+            tiling,
+            tile_obstacles: vec![Vec::new(); inputs.len()],
+            inputs,
+            tiles,
+            obstacles: SlotMap::with_key(),
+            areas,
+            mesh,
+        })
+    }
+
+    /// The current mesh.
+    #[must_use]
+    pub fn mesh(&self) -> &NavMesh {
+        &self.mesh
+    }
+
+    /// The current mesh, giving up the cache.
+    #[must_use]
+    pub fn into_mesh(self) -> NavMesh {
+        self.mesh
+    }
+
+    /// Runtime obstacles in place, with the outlines they were added with.
+    pub fn obstacles(&self) -> impl Iterator<Item = (ObstacleId, &[Vec2])> {
+        self.obstacles
+            .iter()
+            .map(|(id, o)| (id, o.outline.as_slice()))
+    }
+
+    /// The level with every runtime obstacle in place added to its static
+    /// obstacles: a fresh tiled bake of it gives [`TileCache::mesh`].
+    #[must_use]
+    pub fn level_with_obstacles(&self) -> Level {
+        let mut level = self.level.clone();
+        level
+            .obstacles
+            .extend(self.obstacles.values().map(|o| o.outline.clone()));
+        level
+    }
+
+    /// Adds an obstacle (any simple polygon; it may overlap anything, and one
+    /// over no walkable space changes nothing) and re-bakes the tiles under it.
+    ///
+    /// # Errors
+    /// [`EditError::Polygon`] for a polygon that is not finite, out of range,
+    /// self-intersecting or of zero area; [`EditError::Bake`] if a tile
+    /// fails to bake. The mesh is left as it was.
+    pub fn add_obstacle(&mut self, outline: &[Vec2]) -> Result<ObstacleId, EditError> {
+        let ids = self.apply(&[Edit::Add(outline.to_vec())])?;
+        Ok(ids[0].expect("an added obstacle has an id"))
+    }
+
+    /// Removes an obstacle and re-bakes the tiles it covered.
+    ///
+    /// # Errors
+    /// [`EditError::UnknownObstacle`] for an id removed already or from
+    /// another cache; the mesh is left as it was.
+    pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), EditError> {
+        self.apply(&[Edit::Remove(id)]).map(drop)
+    }
+
+    /// Applies a batch of edits with one repair: each touched tile is
+    /// re-baked once, and the mesh is rebuilt once. Returns, per edit, the id
+    /// of the obstacle it added (`None` for removals).
+    ///
+    /// # Errors
+    /// As [`TileCache::add_obstacle`] and [`TileCache::remove_obstacle`],
+    /// naming the first bad edit (also an id removed twice in the batch).
+    /// Nothing is applied then: the mesh is left as it was.
+    pub fn apply(&mut self, edits: &[Edit]) -> Result<Vec<Option<ObstacleId>>, EditError> {
+        // check everything before changing anything
+        let mut added = Vec::new();
+        let mut removed: Vec<ObstacleId> = Vec::new();
+        for (index, edit) in edits.iter().enumerate() {
+            match edit {
+                Edit::Add(outline) => {
+                    validate_obstacle(&format!("edit {index}"), outline)
+                        .map_err(|error| EditError::Polygon { index, error })?;
+                    let ccw = counter_clockwise(outline);
+                    let (lo, hi) = bounds(&ccw);
+                    let tiles = self.tiling.range(lo, hi);
+                    added.push((index, outline.clone(), ccw, tiles));
+                }
+                Edit::Remove(id) => {
+                    if !self.obstacles.contains_key(*id) || removed.contains(id) {
+                        return Err(EditError::UnknownObstacle { index, id: *id });
+                    }
+                    removed.push(*id);
+                }
+            }
+        }
+        // the tiles to re-bake, and the runtime obstacles over each
+        let mut dirty: Vec<usize> = Vec::new();
+        for &(_, _, _, range) in &added {
+            dirty.extend(range.iter().flat_map(|&r| self.tiling.tiles(r)));
+        }
+        for id in &removed {
+            dirty.extend(self.tiling.tiles(self.obstacles[*id].tiles));
+        }
+        dirty.sort_unstable();
+        dirty.dedup();
+        let mut rebaked = Vec::with_capacity(dirty.len());
+        for &t in &dirty {
+            let rect = self.tiling.rect(t);
+            let mut runtime: Vec<Vec<DVec2>> = self.tile_obstacles[t]
+                .iter()
+                .filter(|id| !removed.contains(id))
+                .map(|&id| clip(&self.obstacles[id].ccw, rect))
+                .collect();
+            for (_, _, ccw, range) in &added {
+                if range.is_some_and(|r| self.tiling.contains(r, t)) {
+                    runtime.push(clip(ccw, rect));
+                }
+            }
+            runtime.retain(|c| !c.is_empty());
+            rebaked.push(bake_tile(self.grid, &self.inputs[t], &runtime)?);
+        }
+        // rebuild the mesh with the new tiles; keep the old ones until it stands
+        let old: Vec<TileMesh> = dirty
+            .iter()
+            .zip(rebaked)
+            .map(|(&t, new)| std::mem::replace(&mut self.tiles[t], new))
+            .collect();
+        let mesh = match build_mesh(
+            &self.level,
+            &self.config,
+            &self.tiling,
+            &self.tiles,
+            self.areas.clone(),
+        ) {
+            Ok(mesh) => mesh,
+            Err(e) => {
+                for (&t, tile) in dirty.iter().zip(old) {
+                    self.tiles[t] = tile;
+                }
+                return Err(e.into());
+            }
+        };
+        self.mesh = mesh;
+        for id in removed {
+            let o = self.obstacles.remove(id).expect("checked above");
+            for t in self.tiling.tiles(o.tiles) {
+                self.tile_obstacles[t].retain(|&x| x != id);
+            }
+        }
+        let mut ids = vec![None; edits.len()];
+        for (index, outline, ccw, range) in added {
+            let tiles = range.unwrap_or(TileRange {
+                x0: 1,
+                x1: 0,
+                y0: 1,
+                y1: 0,
+            });
+            let id = self.obstacles.insert(Obstacle {
+                outline,
+                ccw,
+                tiles,
+            });
+            for t in self.tiling.tiles(tiles) {
+                self.tile_obstacles[t].push(id);
+            }
+            ids[index] = Some(id);
+        }
+        Ok(ids)
+    }
+}
+
+/// The mesh of a set of baked tiles: vertices shared by coordinates, border
+/// edges split at the other side's border points, then the untiled bake's
+/// assembly (portals, components) and hierarchy.
+fn build_mesh(
+    level: &Level,
+    config: &BakeConfig,
+    tiling: &Tiling,
+    tiles: &[TileMesh],
+    areas: Vec<AreaKind>,
+) -> Result<NavMesh, BakeError> {
+    let started = std::time::Instant::now();
+    let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
+    let mut ids: FxHashMap<(u64, u64), u32> = FxHashMap::default();
+    let mut points: Vec<DVec2> = Vec::new();
+    let mut polygons: Vec<MergedPolygon> = Vec::new();
+    for tile in tiles {
+        let mut local = vec![u32::MAX; tile.points.len()];
+        for poly in &tile.polygons {
+            let vertices = poly
+                .vertices
+                .iter()
+                .map(|&v| {
+                    if local[v as usize] == u32::MAX {
+                        let p = tile.points[v as usize];
+                        local[v as usize] = *ids.entry(key(p)).or_insert_with(|| {
+                            points.push(p);
+                            points.len() as u32 - 1
+                        });
+                    }
+                    local[v as usize]
+                })
+                .collect();
+            polygons.push(MergedPolygon {
+                vertices,
+                area: poly.area,
+            });
+        }
+    }
+    split_border_edges(tiling, &points, &mut polygons);
+    let mut data = assemble(&points, &polygons, areas);
+    data.name = level.name.clone();
+    data.agent_radius = 0.0;
+    data.nav_points = level.nav_points.clone();
+    data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
+    data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
+    data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();
+    if data.regions.is_empty() {
+        return Err(BakeError::NothingWalkable { radius: 0.0 });
+    }
+    let mut mesh = NavMesh::from_data(data);
+    if config.corridors {
+        let h = hierarchy::build(
+            &mesh,
+            &level.nav_points,
+            config.cluster_size,
+            config.wide_portal,
+        )?;
+        mesh.set_hierarchy(h);
+    }
+    mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok(mesh)
+}
+
+/// Splits every polygon edge that runs along a border between tiles at the
+/// points of the other side's polygons on that border, so both sides have
+/// the same border segments and the assembly links each into a portal.
+fn split_border_edges(tiling: &Tiling, points: &[DVec2], polygons: &mut [MergedPolygon]) {
+    // per border line (axis, coordinate bits): the points on it, sorted along it
+    let mut lines: FxHashMap<(usize, u64), Vec<u32>> = FxHashMap::default();
+    let mut seen = vec![false; points.len()];
+    for poly in polygons.iter() {
+        for &v in &poly.vertices {
+            if std::mem::replace(&mut seen[v as usize], true) {
+                continue;
+            }
+            let p = points[v as usize];
+            for axis in 0..2 {
+                if tiling.on_border(axis, p[axis]) {
+                    lines.entry((axis, p[axis].to_bits())).or_default().push(v);
+                }
+            }
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    for (&(axis, _), on_line) in lines.iter_mut() {
+        let along = 1 - axis;
+        on_line.sort_unstable_by(|&a, &b| {
+            points[a as usize][along].total_cmp(&points[b as usize][along])
+        });
+    }
+    let mut out = Vec::new();
+    for poly in polygons.iter_mut() {
+        out.clear();
+        let n = poly.vertices.len();
+        let mut changed = false;
+        for k in 0..n {
+            let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
+            out.push(a);
+            let (pa, pb) = (points[a as usize], points[b as usize]);
+            for axis in 0..2 {
+                if pa[axis] != pb[axis] {
+                    continue;
+                }
+                let Some(on_line) = lines.get(&(axis, pa[axis].to_bits())) else {
+                    continue;
+                };
+                let along = 1 - axis;
+                let (from, to) = (pa[along], pb[along]);
+                let (lo, hi) = (from.min(to), from.max(to));
+                let start = on_line.partition_point(|&v| points[v as usize][along] <= lo);
+                let end = on_line.partition_point(|&v| points[v as usize][along] < hi);
+                if start < end {
+                    changed = true;
+                    if from < to {
+                        out.extend_from_slice(&on_line[start..end]);
+                    } else {
+                        out.extend(on_line[start..end].iter().rev());
+                    }
+                }
+            }
+        }
+        if changed {
+            poly.vertices.clone_from(&out);
+        }
+    }
+}
