@@ -11,7 +11,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(level_json movingai_map scenario baked_bytes baked_body grid_queries)
+  targets=(level_json movingai_map scenario baked_bytes baked_body grid_queries edit_sequences)
 fi
 data=../data
 

@@ -314,3 +314,105 @@ fn tiles_meet_without_seams() {
         }
     }
 }
+
+/// Stamped grids: buildings of 4 x 4 cells placed at random free places on a
+/// bundled map by edits (never on a checked scenario's start or goal), some
+/// removed again; every scenario is then answered as the map with the
+/// surviving buildings stamped in as blocked cells says: reachable exactly
+/// when that grid connects start and goal, every path valid on it, none
+/// flat path longer than its octile optimum (an independent grid A*);
+/// hierarchical paths are held to validity and reachability only, as
+/// everywhere until the any-map issue bounds them.
+#[test]
+fn scenarios_on_a_map_with_buildings_follow_the_stamped_grid() {
+    let name = "den520d";
+    let path = movingai_dir().join(format!("{name}.map"));
+    let grid = portalnav::Grid::from_file(&path).unwrap();
+    let scenarios: Vec<_> =
+        portalnav::Scenario::load_file(movingai_dir().join(format!("{name}.map.scen")))
+            .unwrap()
+            .into_iter()
+            .step_by(4)
+            .collect();
+    let config = tiled(32.0, true);
+    let mut cache = TileCache::new(&grid.to_level(), &config).unwrap();
+    let (w, h) = (grid.width() as i64, grid.height() as i64);
+    let keep_clear: std::collections::HashSet<(i64, i64)> = scenarios
+        .iter()
+        .flat_map(|s| [s.start, s.goal])
+        .map(|(x, y)| (i64::from(x), i64::from(y)))
+        .collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: i64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as i64
+    };
+    let mut placed = Vec::new();
+    while placed.len() < 80 {
+        let (x, y) = (next(w - 4), next(h - 4));
+        let cells = || (y..y + 4).flat_map(move |cy| (x..x + 4).map(move |cx| (cx, cy)));
+        if !grid.is_free(x, y) || cells().any(|c| keep_clear.contains(&c)) {
+            continue;
+        }
+        let (fx, fy) = (x as f32, y as f32);
+        let outline = [
+            vec2(fx, fy),
+            vec2(fx + 4.0, fy),
+            vec2(fx + 4.0, fy + 4.0),
+            vec2(fx, fy + 4.0),
+        ];
+        placed.push((cache.add_obstacle(&outline).unwrap(), (x, y)));
+    }
+    for k in 0..25 {
+        let (id, _) = placed.swap_remove(next(placed.len() as i64) as usize);
+        cache.remove_obstacle(id).unwrap();
+        if k == 0 {
+            cache.mesh().validate().unwrap();
+        }
+    }
+    let mut free = grid.mask().to_vec();
+    for &(_, (x, y)) in &placed {
+        for cy in y..y + 4 {
+            for cx in x..x + 4 {
+                free[(cy * w + cx) as usize] = false;
+            }
+        }
+    }
+    let stamped = crate::common::CheckGrid::from_mask(w, h, free);
+    let mut query = NavQuery::new();
+    let (mut reachable, mut blocked) = (0, 0);
+    for s in &scenarios {
+        let (a, b) = (s.start_point(), s.goal_point());
+        let cell = |(x, y): (u32, u32)| (i64::from(x), i64::from(y));
+        let optimum =
+            crate::common::octile_optimum(|x, y| stamped.free(x, y), cell(s.start), cell(s.goal));
+        for hierarchy in [false, true] {
+            query.set_use_hierarchy(hierarchy);
+            match (
+                query.find_path(cache.mesh(), a, b, &QueryFilter::default()),
+                optimum,
+            ) {
+                (Ok(path), Some(optimum)) => {
+                    for seg in path.waypoints().windows(2) {
+                        assert_eq!(stamped.segment_problem(seg[0], seg[1]), None, "{a} -> {b}");
+                    }
+                    // hierarchical paths can be over it: the any-map issue's bound
+                    assert!(
+                        hierarchy || f64::from(path.length()) <= optimum + 1e-3,
+                        "{a} -> {b}: {} is over the stamped octile optimum {optimum}",
+                        path.length()
+                    );
+                    reachable += usize::from(!hierarchy);
+                }
+                (Err(QueryError::Unreachable), None) => blocked += usize::from(!hierarchy),
+                (got, optimum) => panic!("{a} -> {b}: {got:?}, stamped grid optimum {optimum:?}"),
+            }
+        }
+    }
+    assert!(
+        reachable > 100 && blocked < reachable,
+        "{reachable} reachable, {blocked} blocked"
+    );
+}

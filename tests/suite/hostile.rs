@@ -128,41 +128,6 @@ fn a_comb_bakes_to_a_file_linear_in_its_teeth() {
     assert!(ratio < 4.0 * 1.2, "4x the teeth, {ratio:.2}x the bytes");
 }
 
-/// The 8-connected optimum without corner cutting, by grid A* (pathfinding).
-fn octile_optimum(grid: &portalnav::Grid, a: (i64, i64), b: (i64, i64)) -> Option<f64> {
-    let free = |x: i64, y: i64| grid.is_free(x, y);
-    pathfinding::prelude::astar(
-        &a,
-        |&(x, y)| {
-            let mut next = Vec::with_capacity(8);
-            for (dx, dy) in [
-                (1, 0),
-                (-1, 0),
-                (0, 1),
-                (0, -1),
-                (1, 1),
-                (1, -1),
-                (-1, 1),
-                (-1, -1),
-            ] {
-                let (nx, ny) = (x + dx, y + dy);
-                let diagonal = dx != 0 && dy != 0;
-                if free(nx, ny) && (!diagonal || (free(x + dx, y) && free(x, y + dy))) {
-                    let cost = if diagonal { 1_414_214u64 } else { 1_000_000 };
-                    next.push(((nx, ny), cost));
-                }
-            }
-            next
-        },
-        |&(x, y)| {
-            let (dx, dy) = ((x - b.0).unsigned_abs(), (y - b.1).unsigned_abs());
-            dx.max(dy) * 1_000_000 - dx.min(dy) * (1_000_000 - 414_213)
-        },
-        |&p| p == b,
-    )
-    .map(|(_, cost)| cost as f64 / 1e6)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -195,7 +160,7 @@ proptest! {
         let centre = |(x, y): (i64, i64)| vec2(x as f32 + 0.5, y as f32 + 0.5);
         for (i, &a) in cells.iter().enumerate() {
             for &b in cells.iter().skip(i + 1).step_by(3) {
-                let Some(optimum) = octile_optimum(&grid, a, b) else { continue };
+                let Some(optimum) = crate::common::octile_optimum(|x, y| grid.is_free(x, y), a, b) else { continue };
                 let path = query
                     .find_path(&mesh, centre(a), centre(b), &portalnav::QueryFilter::default())
                     .map_err(|e| TestCaseError::fail(format!("{a:?} -> {b:?}: {e}")))?;

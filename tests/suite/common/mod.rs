@@ -158,3 +158,44 @@ impl CheckGrid {
         None
     }
 }
+
+/// The 8-connected optimum without corner cutting between two free cells,
+/// by grid A* (the pathfinding crate), or `None` when they are not connected.
+/// Not in fuzz targets, which include this file without that crate.
+#[cfg(not(fuzzing))]
+pub fn octile_optimum(
+    free: impl Fn(i64, i64) -> bool,
+    a: (i64, i64),
+    b: (i64, i64),
+) -> Option<f64> {
+    pathfinding::prelude::astar(
+        &a,
+        |&(x, y)| {
+            let mut next = Vec::with_capacity(8);
+            for (dx, dy) in [
+                (1, 0),
+                (-1, 0),
+                (0, 1),
+                (0, -1),
+                (1, 1),
+                (1, -1),
+                (-1, 1),
+                (-1, -1),
+            ] {
+                let (nx, ny) = (x + dx, y + dy);
+                let diagonal = dx != 0 && dy != 0;
+                if free(nx, ny) && (!diagonal || (free(x + dx, y) && free(x, y + dy))) {
+                    let cost = if diagonal { 1_414_214u64 } else { 1_000_000 };
+                    next.push(((nx, ny), cost));
+                }
+            }
+            next
+        },
+        |&(x, y)| {
+            let (dx, dy) = ((x - b.0).unsigned_abs(), (y - b.1).unsigned_abs());
+            dx.max(dy) * 1_000_000 - dx.min(dy) * (1_000_000 - 414_213)
+        },
+        |&p| p == b,
+    )
+    .map(|(_, cost)| cost as f64 / 1e6)
+}

@@ -1,0 +1,99 @@
+//! Runtime obstacle edits on small grids, checked against two oracles: after
+//! every edit the mesh validates and is byte for byte a fresh bake of the
+//! level with the surviving obstacles, and paths stay in the cells the
+//! surviving buildings leave free. The first bytes draw the grid and pick the
+//! tile size; then 4 bytes per edit (add a building of whole cells, or
+//! remove one), and pairs of cells to path between.
+#![no_main]
+
+use glam::vec2;
+use libfuzzer_sys::fuzz_target;
+use portalnav::{BakeConfig, Grid, NavMesh, NavQuery, QueryFilter, TileCache};
+
+#[path = "../../tests/suite/common/mod.rs"]
+mod oracle;
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 4 {
+        return;
+    }
+    let (w, h) = (usize::from(data[0] % 12) + 1, usize::from(data[1] % 12) + 1);
+    let tile = f32::from(data[2] % 6) + 1.0;
+    let cells = w * h;
+    let bits = &data[3..];
+    if bits.len() * 8 < cells {
+        return;
+    }
+    let free: Vec<bool> = (0..cells)
+        .map(|i| bits[i / 8] & (1 << (i % 8)) == 0)
+        .collect();
+    let rest = &bits[cells.div_ceil(8)..];
+    let edit_count = rest.first().map_or(0, |&b| usize::from(b % 8));
+    let rest = rest.get(1..).unwrap_or(&[]);
+    let level = Grid::from_mask(w, h, free.clone()).to_level();
+    let config = BakeConfig {
+        cluster_size: 3,
+        tile_size: Some(tile),
+        ..BakeConfig::default()
+    };
+    let Ok(mut cache) = TileCache::new(&level, &config) else {
+        return;
+    };
+    // buildings of whole cells, with their cells
+    let mut live: Vec<(portalnav::ObstacleId, [usize; 4])> = Vec::new();
+    for op in rest.chunks_exact(4).take(edit_count) {
+        if op[0] % 4 == 0 && !live.is_empty() {
+            let (id, _) = live.swap_remove(usize::from(op[1]) % live.len());
+            cache
+                .remove_obstacle(id)
+                .expect("a live obstacle is removed");
+        } else {
+            let (x, y) = (usize::from(op[1]) % w, usize::from(op[2]) % h);
+            let (bw, bh) = (usize::from(op[3] % 4) + 1, usize::from(op[3] / 4 % 4) + 1);
+            let (x1, y1) = ((x + bw).min(w), (y + bh).min(h));
+            let (fx, fy, gx, gy) = (x as f32, y as f32, x1 as f32, y1 as f32);
+            let outline = [vec2(fx, fy), vec2(gx, fy), vec2(gx, gy), vec2(fx, gy)];
+            let id = cache
+                .add_obstacle(&outline)
+                .expect("a building is accepted");
+            live.push((id, [x, y, x1, y1]));
+        }
+        cache.mesh().validate().expect("an edited mesh validates");
+        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config)
+            .map(|m| m.to_bytes().expect("encodes"));
+        let edited = cache.mesh().to_bytes().expect("encodes");
+        match fresh {
+            Ok(bytes) => assert!(bytes == edited, "the edited mesh differs from a fresh bake"),
+            Err(e) => panic!("the fresh bake fails where the edits did not: {e}"),
+        }
+    }
+    let mut stamped = free;
+    for (_, [x0, y0, x1, y1]) in &live {
+        for y in *y0..*y1 {
+            for x in *x0..*x1 {
+                stamped[y * w + x] = false;
+            }
+        }
+    }
+    let check = oracle::CheckGrid::from_mask(w as i64, h as i64, stamped);
+    let centre = |b: u8| {
+        let i = usize::from(b) % cells;
+        vec2((i % w) as f32 + 0.5, (i / w) as f32 + 0.5)
+    };
+    let rest = &rest[(4 * edit_count).min(rest.len())..];
+    let mut query = NavQuery::new();
+    let mesh = cache.mesh();
+    for pair in rest.chunks_exact(2).take(16) {
+        let (a, b) = (centre(pair[0]), centre(pair[1]));
+        if mesh.locate(a).is_none() || mesh.locate(b).is_none() {
+            continue;
+        }
+        if let Ok(path) = query.find_path(mesh, a, b, &QueryFilter::default()) {
+            for s in path.waypoints().windows(2) {
+                if let Some(problem) = check.segment_problem(s[0], s[1]) {
+                    panic!("path segment {} -> {} {problem}", s[0], s[1]);
+                }
+            }
+        }
+    }
+});
