@@ -76,6 +76,8 @@ struct Obstacle {
     outline: Vec<Vec2>,
     ccw: Vec<DVec2>,
     tiles: TileRange,
+    /// [`TileCache::generation`] of the edit that added it.
+    added: u64,
 }
 
 /// Tiles `x0..=x1` by `y0..=y1`, as indices into the cache's tile grid.
@@ -385,6 +387,7 @@ pub struct TileCache {
     obstacles: SlotMap<ObstacleId, Obstacle>,
     areas: Vec<AreaKind>,
     mesh: NavMesh,
+    generation: u64,
 }
 
 impl TileCache {
@@ -482,6 +485,7 @@ impl TileCache {
             obstacles: SlotMap::with_key(),
             areas,
             mesh,
+            generation: 0,
         })
     }
 
@@ -495,6 +499,37 @@ impl TileCache {
     #[must_use]
     pub fn into_mesh(self) -> NavMesh {
         self.mesh
+    }
+
+    /// Counts the successful edits ([`TileCache::apply`] calls, and the
+    /// single-edit calls): 0 after the bake. Keep it with a path to ask
+    /// [`TileCache::path_affected`] later.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Whether a path planned at generation `since` crosses an obstacle
+    /// added after it and still in place: the unit should replan. Removals
+    /// never affect a path (they only open space), and a path that runs
+    /// along a new building's wall or touches its corner is still walkable.
+    /// Costs one segment-against-outline test per new obstacle whose box the
+    /// path's box meets.
+    #[must_use]
+    pub fn path_affected(&self, waypoints: &[Vec2], since: u64) -> bool {
+        let points: Vec<DVec2> = waypoints.iter().map(|p| p.as_dvec2()).collect();
+        let (lo, hi) = bounds(&points);
+        self.obstacles.values().any(|o| {
+            if o.added <= since {
+                return false;
+            }
+            let (olo, ohi) = bounds(&o.ccw);
+            olo.cmple(hi).all()
+                && lo.cmple(ohi).all()
+                && points
+                    .windows(2)
+                    .any(|s| crate::geometry::segment_enters_polygon(s[0], s[1], &o.ccw))
+        })
     }
 
     /// Runtime obstacles in place, with the outlines they were added with.
@@ -614,6 +649,7 @@ impl TileCache {
             }
         };
         self.mesh = mesh;
+        self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
             for t in self.tiling.tiles(o.tiles) {
@@ -632,6 +668,7 @@ impl TileCache {
                 outline,
                 ccw,
                 tiles,
+                added: self.generation,
             });
             for t in self.tiling.tiles(tiles) {
                 self.tile_obstacles[t].push(id);

@@ -275,6 +275,63 @@ impl Aabb {
     }
 }
 
+/// Whether the segment `p`-`q` passes through the interior of the simple
+/// polygon `poly` (either winding); running along its boundary or touching
+/// a corner does not count. The segment is cut where it meets the boundary
+/// and the middle of each piece is tested, so collinear runs and passes
+/// through corners are decided like any other case.
+#[must_use]
+pub fn segment_enters_polygon(p: DVec2, q: DVec2, poly: &[DVec2]) -> bool {
+    let n = poly.len();
+    if n < 3 {
+        return false;
+    }
+    let d = q - p;
+    let mut cuts = vec![0.0, 1.0];
+    for i in 0..n {
+        let (a, b) = (poly[i], poly[(i + 1) % n]);
+        let e = b - a;
+        let denom = d.perp_dot(e);
+        if denom != 0.0 {
+            let t = (a - p).perp_dot(e) / denom;
+            let s = (a - p).perp_dot(d) / denom;
+            if (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&s) {
+                cuts.push(t);
+            }
+        } else if d != DVec2::ZERO {
+            // parallel: the corners of the edge that lie on the segment's line
+            for c in [a, b] {
+                if orient_f64(p, q, c) == 0.0 {
+                    let t = (c - p).dot(d) / d.length_squared();
+                    if (0.0..=1.0).contains(&t) {
+                        cuts.push(t);
+                    }
+                }
+            }
+        }
+    }
+    cuts.sort_by(f64::total_cmp);
+    cuts.windows(2)
+        .filter(|w| w[1] > w[0])
+        .any(|w| strictly_inside(p + d * ((w[0] + w[1]) * 0.5), poly))
+}
+
+/// Whether `m` lies inside `poly` and not on its boundary (crossing number).
+fn strictly_inside(m: DVec2, poly: &[DVec2]) -> bool {
+    let n = poly.len();
+    let mut inside = false;
+    for i in 0..n {
+        let (a, b) = (poly[i], poly[(i + 1) % n]);
+        if orient_f64(a, b, m) == 0.0 && m.cmpge(a.min(b)).all() && m.cmple(a.max(b)).all() {
+            return false;
+        }
+        if (a.y > m.y) != (b.y > m.y) && m.x < a.x + (m.y - a.y) / (b.y - a.y) * (b.x - a.x) {
+            inside = !inside;
+        }
+    }
+    inside
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

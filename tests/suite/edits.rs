@@ -416,3 +416,47 @@ fn scenarios_on_a_map_with_buildings_follow_the_stamped_grid() {
         "{reachable} reachable, {blocked} blocked"
     );
 }
+
+/// Paths in flight: a path through a new building is affected, one beside
+/// it or far from it is not, and a removal affects no path.
+#[test]
+fn a_game_can_ask_whether_a_path_is_affected() {
+    let level =
+        Level::from_json_str(r#"{"walkable": [[[0,0],[100,0],[100,100],[0,100]]]}"#).unwrap();
+    let mut cache = TileCache::new(&level, &tiled(16.0, false)).unwrap();
+    let mut query = NavQuery::new();
+    let filter = QueryFilter::default();
+    let planned_at = cache.generation();
+    let across = query
+        .find_path(cache.mesh(), vec2(5.0, 50.0), vec2(95.0, 50.0), &filter)
+        .unwrap();
+    let far = query
+        .find_path(cache.mesh(), vec2(5.0, 90.0), vec2(95.0, 90.0), &filter)
+        .unwrap();
+    let along = [vec2(40.0, 40.0), vec2(60.0, 40.0)]; // the building's lower wall
+    let corner = [vec2(30.0, 30.0), vec2(40.0, 40.0), vec2(50.0, 30.0)]; // touches a corner
+    let building = [
+        vec2(40.0, 40.0),
+        vec2(60.0, 40.0),
+        vec2(60.0, 60.0),
+        vec2(40.0, 60.0),
+    ];
+    let id = cache.add_obstacle(&building).unwrap();
+    assert_eq!(cache.generation(), planned_at + 1);
+    assert!(cache.path_affected(across.waypoints(), planned_at));
+    assert!(!cache.path_affected(far.waypoints(), planned_at));
+    assert!(!cache.path_affected(&along, planned_at));
+    assert!(!cache.path_affected(&corner, planned_at));
+    // through two opposite corners: no edge is crossed, the interior is
+    assert!(cache.path_affected(&[vec2(30.0, 30.0), vec2(70.0, 70.0)], planned_at));
+    // a path planned after the building went up knows about it
+    let replanned_at = cache.generation();
+    let around = query
+        .find_path(cache.mesh(), vec2(5.0, 50.0), vec2(95.0, 50.0), &filter)
+        .unwrap();
+    assert!(!cache.path_affected(around.waypoints(), planned_at));
+    assert!(!cache.path_affected(across.waypoints(), replanned_at));
+    cache.remove_obstacle(id).unwrap();
+    assert!(!cache.path_affected(across.waypoints(), planned_at));
+    assert!(!cache.path_affected(around.waypoints(), replanned_at));
+}
