@@ -33,9 +33,13 @@ impl Hasher for FxHasher {
         self.hash = (self.hash.rotate_left(5) ^ i).wrapping_mul(SEED);
     }
 
+    /// The product's low bits depend only on the words' low bits, and the
+    /// map picks buckets by the low bits: coordinate bits of round numbers
+    /// (low bits all zero) would all land in one bucket. Rotating brings the
+    /// well-mixed high bits down, as rustc-hash 2 does.
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        self.hash.rotate_left(26)
     }
 }
 
