@@ -91,6 +91,13 @@ pub enum BakeError {
         #[source]
         cause: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// The level is beyond what the bake serves in bounded time (see
+    /// [`crate::bake::MAX_CROSSINGS`]).
+    #[error("the level is too complex to bake: {reason}")]
+    TooComplex {
+        /// What limit it passes.
+        reason: String,
+    },
     /// The level names an agent class it does not define.
     #[error("no agent class named {0:?} in the level")]
     UnknownAgent(String),

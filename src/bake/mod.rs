@@ -19,6 +19,7 @@ use glam::Vec2;
 use petgraph::unionfind::UnionFind;
 use slotmap::SlotMap;
 
+pub use outline::MAX_CROSSINGS;
 pub use tiles::{Edit, ObstacleId, TileCache};
 pub use triangulate::TriangleSoup;
 

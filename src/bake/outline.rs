@@ -19,6 +19,7 @@ use i_overlay::mesh::outline::offset::OutlineOffset;
 use i_overlay::mesh::style::{LineJoin, OutlineStyle};
 
 use crate::error::BakeError;
+use crate::geometry::TooMany;
 use crate::level::Level;
 
 pub(crate) type Contours = Vec<Vec<[f64; 2]>>;
@@ -99,6 +100,45 @@ impl Grid {
     }
 }
 
+/// Most points where a level's outlines (walkable contours, obstacles,
+/// areas) may cross each other. The booleans' output, and their time, grows
+/// with the crossings (thin obstacles crossing each other: 62,000 crossings
+/// take 0.3 s to bake, 250,000 take 2.3 s; see BENCHMARKS.md); at this limit
+/// a bake stays near a second.
+pub const MAX_CROSSINGS: u64 = 1 << 17;
+
+/// Refuses a level whose outlines cross each other more than
+/// [`MAX_CROSSINGS`] times, before the booleans would spend minutes on it.
+pub(crate) fn check_crossings(level: &Level) -> Result<(), BakeError> {
+    if level.walkable_is_resolved && level.obstacles.is_empty() && level.areas.is_empty() {
+        return Ok(());
+    }
+    let mut segments = Vec::new();
+    let polygons = level
+        .walkable
+        .iter()
+        .chain(&level.obstacles)
+        .chain(level.areas.iter().map(|a| &a.polygon));
+    for c in polygons {
+        let n = c.len();
+        segments.extend((0..n).map(|i| (c[i].as_dvec2(), c[(i + 1) % n].as_dvec2())));
+    }
+    match crate::geometry::count_crossings(&segments, MAX_CROSSINGS) {
+        Ok(_) => Ok(()),
+        Err(TooMany::Crossings(found)) => Err(BakeError::TooComplex {
+            reason: format!(
+                "its outlines cross each other more than {MAX_CROSSINGS} times (found {found} before stopping)"
+            ),
+        }),
+        Err(TooMany::Crowded) => Err(BakeError::TooComplex {
+            reason: format!(
+                "so many of its edges end in one spot that counting their crossings would take more than {} steps",
+                crate::geometry::MAX_WORK
+            ),
+        }),
+    }
+}
+
 /// Runs the booleans for one agent radius (world units, >= 0).
 pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> {
     let nothing_to_subtract = level.obstacles.is_empty() && level.areas.is_empty() && radius == 0.0;
@@ -113,6 +153,7 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
             areas: Vec::new(),
         });
     }
+    check_crossings(level)?;
     let subject = contours_of(&level.walkable);
     let mut clip = contours_of(&level.obstacles);
     for area in level.areas.iter().filter(|a| a.cost.is_none()) {

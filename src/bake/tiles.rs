@@ -400,6 +400,7 @@ impl TileCache {
     /// with an agent radius above 0 (tiles bake for radius 0).
     pub fn new(level: &Level, config: &BakeConfig) -> Result<TileCache, BakeError> {
         level.validate()?;
+        super::outline::check_crossings(level)?;
         config.check_hierarchy()?;
         let radius = config.radius_for(level)?;
         if radius != 0.0 {

@@ -1,6 +1,7 @@
 //! Pure 2D math on [`glam::Vec2`]: orientation predicates, convex polygons,
 //! segments and bounding boxes. Nothing here knows about meshes.
 
+mod crossings;
 mod funnel;
 mod sweep;
 
@@ -11,6 +12,7 @@ pub use funnel::{pull, pull_corners};
 
 use glam::{DVec2, Vec2};
 
+pub(crate) use crossings::{count_crossings, TooMany, MAX_WORK};
 pub(crate) use sweep::first_conflict;
 
 /// Largest absolute coordinate a level may use, world units.
