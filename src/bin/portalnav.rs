@@ -26,6 +26,31 @@ struct Cli {
     command: Command,
 }
 
+/// Runtime buildings for `scen`: placed and removed by edits of a tiled bake
+/// before the scenarios run.
+#[derive(clap::Args, Clone)]
+struct Buildings {
+    /// Buildings of SIZE x SIZE cells to place by runtime edits at free
+    /// places drawn from the seed (never on a scenario's start or goal cell).
+    #[arg(long, default_value_t = 0)]
+    buildings: usize,
+    /// How many of them to remove again, also by edits.
+    #[arg(long, default_value_t = 0)]
+    remove: usize,
+    /// Side of a building, cells.
+    #[arg(long, default_value_t = 4)]
+    size: u32,
+    /// Seed for the places.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the map with the surviving buildings stamped in as blocked cells.
+    #[arg(long)]
+    stamped: Option<PathBuf>,
+    /// Tile side of the bake the buildings edit, cells.
+    #[arg(long, default_value_t = 32.0)]
+    tile: f32,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Bake a level (.json or Moving AI .map) into a .nav file.
@@ -90,6 +115,8 @@ enum Command {
         /// Print the summary as one JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        buildings: Buildings,
     },
     /// Draw a mesh (and optionally a path) as SVG.
     #[command(
@@ -114,6 +141,9 @@ struct Failure {
     error: Box<dyn std::error::Error>,
 }
 
+/// The command line asks for something that cannot be done (clap itself
+/// exits with this code on malformed arguments).
+const EXIT_USAGE: u8 = 2;
 /// An input (level, map, scenario or baked file) cannot be read or is invalid.
 const EXIT_INPUT: u8 = 3;
 /// The bake failed.
@@ -262,7 +292,8 @@ fn run(command: Command) -> Result<(), Failure> {
             radius,
             out,
             json,
-        } => run_scen(&map, &scen, radius, !flat, out.as_deref(), json),
+            buildings,
+        } => run_scen(&map, &scen, radius, !flat, out.as_deref(), json, &buildings),
         Command::Render { mesh, output, path } => {
             check_output(&output, &[&mesh])?;
             let mesh = mesh_from(&mesh, None)?;
@@ -405,6 +436,115 @@ fn error_kind(e: &QueryError) -> &'static str {
     }
 }
 
+/// Bakes `map` in tiles, places and removes the buildings by runtime edits
+/// (reporting edit times on stderr), writes the stamped map if asked, and
+/// returns the edited mesh.
+fn place_buildings(
+    map: &FsPath,
+    scenarios: &[Scenario],
+    hierarchy: bool,
+    b: &Buildings,
+    json: bool,
+) -> Result<NavMesh, Failure> {
+    let grid = portalnav::Grid::from_file(map).map_err(fail(EXIT_INPUT))?;
+    let config = BakeConfig {
+        corridors: hierarchy,
+        tile_size: Some(b.tile),
+        ..BakeConfig::default()
+    };
+    let mut cache =
+        portalnav::TileCache::new(&grid.to_level(), &config).map_err(fail(EXIT_BAKE))?;
+    let (w, h, k) = (
+        grid.width() as i64,
+        grid.height() as i64,
+        i64::from(b.size.max(1)),
+    );
+    let keep_clear: std::collections::HashSet<(i64, i64)> = scenarios
+        .iter()
+        .flat_map(|s| [s.start, s.goal])
+        .map(|(x, y)| (i64::from(x), i64::from(y)))
+        .collect();
+    // xorshift64*, so the places depend on the seed alone
+    let mut state = b.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut draw = |n: i64| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) % n.max(1) as u64
+    };
+    let mut placed = Vec::with_capacity(b.buildings);
+    let mut add_us = Vec::with_capacity(b.buildings);
+    let mut tries = 0usize;
+    while placed.len() < b.buildings && tries < 1000 * b.buildings.max(1) {
+        tries += 1;
+        let (x, y) = (draw(w - k + 1) as i64, draw(h - k + 1) as i64);
+        let clear = (y..y + k).all(|cy| (x..x + k).all(|cx| !keep_clear.contains(&(cx, cy))));
+        if !grid.is_free(x, y) || !clear {
+            continue;
+        }
+        let (fx, fy, side) = (x as f32, y as f32, k as f32);
+        let outline = [
+            Vec2::new(fx, fy),
+            Vec2::new(fx + side, fy),
+            Vec2::new(fx + side, fy + side),
+            Vec2::new(fx, fy + side),
+        ];
+        let t = Instant::now();
+        let id = cache.add_obstacle(&outline).map_err(fail(EXIT_BAKE))?;
+        add_us.push(t.elapsed().as_secs_f64() * 1e6);
+        placed.push((id, x, y));
+    }
+    let mut remove_us = Vec::with_capacity(b.remove);
+    for _ in 0..b.remove.min(placed.len()) {
+        let (id, _, _) = placed.swap_remove(draw(placed.len() as i64) as usize);
+        let t = Instant::now();
+        cache.remove_obstacle(id).map_err(fail(EXIT_BAKE))?;
+        remove_us.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    if let Some(path) = &b.stamped {
+        let mut free = grid.mask().to_vec();
+        for &(_, x, y) in &placed {
+            for cy in y..y + k {
+                for cx in x..x + k {
+                    free[(cy * w + cx) as usize] = false;
+                }
+            }
+        }
+        let mut text = format!("type octile\nheight {h}\nwidth {w}\nmap\n");
+        for row in free.chunks(w as usize) {
+            text.extend(row.iter().map(|&f| if f { '.' } else { '@' }));
+            text.push('\n');
+        }
+        portalnav::write_atomically(path, text.as_bytes())
+            .map_err(|e| fail(EXIT_OUTPUT)(format!("{}: {e}", path.display())))?;
+    }
+    if !json {
+        let stats = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            let at = |q: f64| {
+                v.get(((v.len() as f64 - 1.0) * q).round() as usize)
+                    .copied()
+                    .unwrap_or(0.0)
+            };
+            format!(
+                "median {:.0} us, p99 {:.0} us, max {:.0} us",
+                at(0.5),
+                at(0.99),
+                at(1.0)
+            )
+        };
+        eprintln!(
+            "placed {} buildings of {k} x {k} cells (asked {}), removed {}: add {}; remove {}",
+            add_us.len(),
+            b.buildings,
+            remove_us.len(),
+            stats(&mut add_us),
+            stats(&mut remove_us)
+        );
+    }
+    Ok(cache.into_mesh())
+}
+
 fn run_scen(
     map: &FsPath,
     scen: &FsPath,
@@ -412,18 +552,36 @@ fn run_scen(
     hierarchy: bool,
     out: Option<&FsPath>,
     json: bool,
+    buildings: &Buildings,
 ) -> Result<(), Failure> {
     if let Some(out) = out {
         check_output(out, &[map, scen])?;
     }
+    if let Some(stamped) = &buildings.stamped {
+        check_output(stamped, &[map, scen])?;
+    }
     let scenarios = Scenario::load_file(scen).map_err(fail(EXIT_INPUT))?;
     let started = Instant::now();
-    let mesh = bake_level(map, None, radius, hierarchy)?;
+    let mesh = if buildings.buildings == 0 {
+        bake_level(map, None, radius, hierarchy)?
+    } else {
+        if radius != 0.0 {
+            return Err(fail(EXIT_USAGE)(
+                "--buildings needs --radius 0 (tiled bakes serve radius 0)",
+            ));
+        }
+        place_buildings(map, &scenarios, hierarchy, buildings, json)?
+    };
     let bake_ms = started.elapsed().as_secs_f64() * 1e3;
     if !json {
         eprintln!(
-            "baked {}: {} regions, {} portals, {} in {bake_ms:.1} ms",
+            "baked {}{}: {} regions, {} portals, {} in {bake_ms:.1} ms",
             map.display(),
+            if buildings.buildings > 0 {
+                " and edited"
+            } else {
+                ""
+            },
             mesh.region_count(),
             mesh.portal_count(),
             mesh.hierarchy_stats()

@@ -169,3 +169,96 @@ fn a_bad_command_line_exits_2() {
     let out = portalnav(&["path", "level.json", "1", "x", "2", "2"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `scen --buildings`: buildings placed and removed by runtime edits; the
+/// stamped map it writes is the oracle: every path valid on it, reachable
+/// exactly when it connects the ends; the same seed gives the same map.
+#[test]
+fn scen_with_buildings_answers_as_the_stamped_map_says() {
+    let dir = scratch("buildings");
+    let map = data_dir().join("maps/den520d.map");
+    let scen = data_dir().join("maps/den520d.map.scen");
+    let run = |stamped: &Path, csv: &Path| {
+        let out = portalnav(&[
+            "scen",
+            map.to_str().unwrap(),
+            scen.to_str().unwrap(),
+            "--flat",
+            "--buildings",
+            "40",
+            "--remove",
+            "10",
+            "--seed",
+            "7",
+            "--stamped",
+            stamped.to_str().unwrap(),
+            "--out",
+            csv.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let (stamped, csv) = (dir.join("stamped.map"), dir.join("paths.csv"));
+    let stderr = run(&stamped, &csv);
+    assert!(
+        stderr.contains("placed 40 buildings of 4 x 4 cells"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("removed 10"), "{stderr}");
+    let again = dir.join("again.map");
+    run(&again, &dir.join("again.csv"));
+    assert_eq!(
+        std::fs::read(&stamped).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+
+    let grid = crate::common::CheckGrid::load(&stamped);
+    let original = crate::common::CheckGrid::load(&map);
+    let blocked = |g: &crate::common::CheckGrid| {
+        (0..g.height)
+            .flat_map(|y| (0..g.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| !g.free(x, y))
+            .count()
+    };
+    let added = blocked(&grid) - blocked(&original);
+    assert!(added > 0 && added <= 30 * 16, "{added} cells stamped");
+    let scenarios = portalnav::Scenario::load_file(&scen).unwrap();
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let (mut ok, mut unreachable) = (0, 0);
+    for (row, s) in rows.lines().skip(1).zip(&scenarios) {
+        let cols: Vec<&str> = row.split(',').collect();
+        let cell = |(x, y): (u32, u32)| (i64::from(x), i64::from(y));
+        let optimum =
+            crate::common::octile_optimum(|x, y| grid.free(x, y), cell(s.start), cell(s.goal));
+        match cols[1] {
+            "ok" => {
+                ok += 1;
+                assert!(
+                    optimum.is_some(),
+                    "{row}: the stamped map does not connect the ends"
+                );
+                let points: Vec<glam::Vec2> = cols[4]
+                    .split(';')
+                    .map(|p| {
+                        let (x, y) = p.split_once(' ').unwrap();
+                        glam::vec2(x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect();
+                for seg in points.windows(2) {
+                    assert_eq!(grid.segment_problem(seg[0], seg[1]), None, "{row}");
+                }
+                let length: f64 = cols[2].parse().unwrap();
+                assert!(
+                    length <= optimum.unwrap() + 1e-3,
+                    "{row}: over the stamped octile optimum {optimum:?}"
+                );
+            }
+            "unreachable" => {
+                unreachable += 1;
+                assert_eq!(optimum, None, "{row}: the stamped map connects the ends");
+            }
+            other => panic!("{row}: {other}"),
+        }
+    }
+    assert_eq!(ok + unreachable, scenarios.len());
+}
