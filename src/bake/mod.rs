@@ -57,8 +57,9 @@ pub struct BakeConfig {
     /// Bake in square tiles of this side (world units, a multiple of the
     /// snapping step, at least 1), each from its own part of the level, so
     /// that a [`TileCache`] can re-bake only the tiles a runtime obstacle
-    /// touches. `None` bakes the level whole (fewer regions: regions do not
-    /// stop at tile borders). Tiles need an agent radius of 0.
+    /// touches. Regions stop at tile borders, so smaller tiles mean more
+    /// regions and slower queries (figures in BENCHMARKS.md). `None` bakes
+    /// the level whole. Tiles need an agent radius of 0.
     pub tile_size: Option<f32>,
 }
 
