@@ -30,5 +30,6 @@ pub use mesh::{
     PortalId, Region, RegionId, ValidationError,
 };
 pub use query::{
-    NavQuery, Path, PathStatus, QueryFilter, RaycastHit, SearchLevel, DEFAULT_MAX_EXPANSIONS,
+    BatchQuery, NavQuery, Path, PathStatus, QueryFilter, RaycastHit, SearchLevel,
+    DEFAULT_MAX_EXPANSIONS,
 };

@@ -6,7 +6,10 @@ use glam::Vec2;
 use crate::error::QueryError;
 use crate::geometry::{self, Aabb};
 use crate::mesh::{NavMesh, RegionId};
+mod batch;
 mod hierarchical;
+
+pub use batch::BatchQuery;
 
 use crate::search::{astar, Funnel, Leg, PortalGraph, SearchContext, SearchOutcome};
 

@@ -3,6 +3,7 @@
 mod common;
 
 mod bake_maps;
+mod batch;
 #[cfg(feature = "cli")]
 mod cli;
 mod edits;
