@@ -222,27 +222,39 @@ impl NavMesh {
         let mut data = assemble(&tri.points, &polygons, areas);
         stage(3);
         data.stats.stage_ms = stage_ms;
-        data.name = level.name.clone();
-        data.agent_radius = radius;
-        data.nav_points = level.nav_points.clone();
         data.stats.triangles = tri.tris.len() as u32;
         data.stats.dropped_constraints = tri.dropped;
         // from the outline, not the regions, so validate()'s area check compares
         // the merge's output with its input
         data.stats.walkable_area = outline.walkable_area();
-        let mut mesh = NavMesh::from_data(data);
-        if config.corridors {
-            let h = hierarchy::build(
-                &mesh,
-                &level.nav_points,
-                config.cluster_size,
-                config.wide_portal,
-            )?;
-            mesh.set_hierarchy(h);
-        }
-        mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
-        Ok(mesh)
+        finish(data, level, config, radius, started)
     }
+}
+
+/// The last steps of every bake: the level's name and nav points, the search
+/// tables, the hierarchy when asked for, and the bake time.
+fn finish(
+    mut data: MeshData,
+    level: &Level,
+    config: &BakeConfig,
+    radius: f32,
+    started: Instant,
+) -> Result<NavMesh, BakeError> {
+    data.name = level.name.clone();
+    data.agent_radius = radius;
+    data.nav_points = level.nav_points.clone();
+    let mut mesh = NavMesh::from_data(data);
+    if config.corridors {
+        let h = hierarchy::build(
+            &mesh,
+            &level.nav_points,
+            config.cluster_size,
+            config.wide_portal,
+        )?;
+        mesh.set_hierarchy(h);
+    }
+    mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok(mesh)
 }
 
 /// Regions and portals from merged polygons, with components.

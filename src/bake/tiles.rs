@@ -29,7 +29,7 @@ use slotmap::SlotMap;
 use super::fxmap::FxHashMap;
 use super::merge::{self, MergedPolygon};
 use super::outline::{flatten, Contours, Grid, Outline};
-use super::{assemble, hierarchy, triangulate, BakeConfig};
+use super::{assemble, finish, triangulate, BakeConfig};
 use crate::error::{BakeError, EditError};
 use crate::level::{validate_obstacle, Level};
 use crate::mesh::{AreaKind, NavMesh};
@@ -720,27 +720,13 @@ fn build_mesh(
     }
     split_border_edges(tiling, &points, &mut polygons);
     let mut data = assemble(&points, &polygons, areas);
-    data.name = level.name.clone();
-    data.agent_radius = 0.0;
-    data.nav_points = level.nav_points.clone();
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
     data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();
     if data.regions.is_empty() {
         return Err(BakeError::NothingWalkable { radius: 0.0 });
     }
-    let mut mesh = NavMesh::from_data(data);
-    if config.corridors {
-        let h = hierarchy::build(
-            &mesh,
-            &level.nav_points,
-            config.cluster_size,
-            config.wide_portal,
-        )?;
-        mesh.set_hierarchy(h);
-    }
-    mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
-    Ok(mesh)
+    finish(data, level, config, 0.0, started)
 }
 
 /// Splits every polygon edge that runs along a border between tiles at the
