@@ -20,7 +20,7 @@ use petgraph::unionfind::UnionFind;
 use slotmap::SlotMap;
 
 pub use outline::MAX_CROSSINGS;
-pub use tiles::{Edit, ObstacleId, TileCache};
+pub use tiles::{Edit, ObstacleId, TileCache, MAX_TILES};
 pub use triangulate::TriangleSoup;
 
 use crate::error::BakeError;

@@ -49,6 +49,10 @@ pub enum Edit {
     Remove(ObstacleId),
 }
 
+/// Most tiles a tiled bake may have (each holds its inputs and results; a
+/// tile size far below the level's features would only slow everything).
+pub const MAX_TILES: usize = 1 << 20;
+
 /// What one tile is baked from, besides runtime obstacles: the level's
 /// walkable contours, obstacles (counter-clockwise) and costed areas (with
 /// their area kind), clipped to the tile.
@@ -425,6 +429,15 @@ impl TileCache {
             .collect();
         let (lo, hi) = bounds(walkable.iter().flatten());
         let tiling = Tiling::new(size, lo, hi);
+        if tiling.count[0].saturating_mul(tiling.count[1]) > MAX_TILES {
+            return Err(BakeError::Config {
+                field: "tile_size",
+                reason: format!(
+                    "{size} gives {} x {} tiles over this level, more than the {MAX_TILES} allowed",
+                    tiling.count[0], tiling.count[1]
+                ),
+            });
+        }
         let far = tiling.rect(tiling.len() - 1)[1];
         let near = tiling.rect(0)[0];
         let extent = [near.x, near.y, far.x, far.y]

@@ -257,6 +257,10 @@ fn tiled_bakes_refuse_bad_settings() {
         ..tiled(32.0, false)
     };
     assert!(NavMesh::bake(&level, &wide).is_err());
+    // a level a million units wide in tiles of 1: refused, not allocated
+    let huge = Level::from_json_str(r#"{"walkable": [[[-1000000,-1000000],[1000000,-1000000],[1000000,1000000],[-1000000,1000000]]]}"#).unwrap();
+    let err = NavMesh::bake(&huge, &tiled(1.0, false)).unwrap_err();
+    assert!(err.to_string().contains("tiles"), "{err}");
 }
 
 /// Tiled bakes of every bundled map and level hold the same walkable space
