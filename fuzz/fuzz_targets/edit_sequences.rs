@@ -8,7 +8,9 @@
 
 use glam::vec2;
 use libfuzzer_sys::fuzz_target;
-use portalnav::{BakeConfig, Grid, NavMesh, NavQuery, QueryFilter, TileCache};
+use portalnav::{
+    BakeConfig, BakeError, EditError, Grid, NavMesh, NavQuery, QueryFilter, TileCache,
+};
 
 #[path = "../../tests/suite/common/mod.rs"]
 mod oracle;
@@ -53,10 +55,21 @@ fuzz_target!(|data: &[u8]| {
             let (x1, y1) = ((x + bw).min(w), (y + bh).min(h));
             let (fx, fy, gx, gy) = (x as f32, y as f32, x1 as f32, y1 as f32);
             let outline = [vec2(fx, fy), vec2(gx, fy), vec2(gx, gy), vec2(fx, gy)];
-            let id = cache
-                .add_obstacle(&outline)
-                .expect("a building is accepted");
-            live.push((id, [x, y, x1, y1]));
+            match cache.add_obstacle(&outline) {
+                Ok(id) => live.push((id, [x, y, x1, y1])),
+                // a building over everything walkable: refused, as a fresh
+                // bake of the level with it is
+                Err(EditError::Bake(BakeError::NothingWalkable { .. })) => {
+                    let mut level = cache.level_with_obstacles();
+                    level.obstacles.push(outline.to_vec());
+                    let fresh = NavMesh::bake(&level, &config);
+                    assert!(
+                        matches!(fresh, Err(BakeError::NothingWalkable { .. })),
+                        "refused an edit that a fresh bake serves"
+                    );
+                }
+                Err(e) => panic!("a building is refused: {e}"),
+            }
         }
         cache.mesh().validate().expect("an edited mesh validates");
         let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config)

@@ -570,7 +570,9 @@ impl TileCache {
     /// # Errors
     /// [`EditError::Polygon`] for a polygon that is not finite, out of range,
     /// self-intersecting or of zero area; [`EditError::Bake`] if a tile
-    /// fails to bake. The mesh is left as it was.
+    /// fails to bake, or with [`BakeError::NothingWalkable`] when nothing
+    /// walkable would be left (a fresh bake of that level fails the same
+    /// way). The mesh is left as it was.
     pub fn add_obstacle(&mut self, outline: &[Vec2]) -> Result<ObstacleId, EditError> {
         let ids = self.apply(&[Edit::Add(outline.to_vec())])?;
         Ok(ids[0].expect("an added obstacle has an id"))
@@ -594,6 +596,9 @@ impl TileCache {
     /// naming the first bad edit (also an id removed twice in the batch).
     /// Nothing is applied then: the mesh is left as it was.
     pub fn apply(&mut self, edits: &[Edit]) -> Result<Vec<Option<ObstacleId>>, EditError> {
+        if edits.is_empty() {
+            return Ok(Vec::new()); // nothing to repair, and no new generation
+        }
         // check everything before changing anything
         let mut added = Vec::new();
         let mut removed: Vec<ObstacleId> = Vec::new();

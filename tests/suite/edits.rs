@@ -222,6 +222,13 @@ fn bad_edits_are_refused_and_leave_the_mesh_alone() {
     );
     assert_eq!(bytes(cache.mesh()), before);
     assert_eq!(cache.obstacles().count(), 1);
+    // an empty batch changes nothing, not even the generation
+    let generation = cache.generation();
+    assert_eq!(cache.apply(&[]).unwrap(), Vec::new());
+    assert_eq!(
+        (cache.generation(), bytes(cache.mesh())),
+        (generation, before.clone())
+    );
     // stale ids
     cache.remove_obstacle(id).unwrap();
     assert!(matches!(
@@ -463,4 +470,31 @@ fn a_game_can_ask_whether_a_path_is_affected() {
     cache.remove_obstacle(id).unwrap();
     assert!(!cache.path_affected(across.waypoints(), planned_at));
     assert!(!cache.path_affected(around.waypoints(), replanned_at));
+}
+
+/// Found by the edit_sequences fuzz target: a building over all of a small
+/// map's walkable space. The edit is refused with a typed error and the
+/// mesh left as it was, as a fresh bake of the level with it fails.
+#[test]
+fn a_building_over_everything_walkable_is_refused_as_a_fresh_bake_is() {
+    let grid = portalnav::Grid::from_mask(4, 1, vec![true, true, false, true]);
+    let config = tiled(5.0, true);
+    let mut cache = TileCache::new(&grid.to_level(), &config).unwrap();
+    let before = bytes(cache.mesh());
+    let everything = [vec2(0., 0.), vec2(4., 0.), vec2(4., 1.), vec2(0., 1.)];
+    let err = cache.add_obstacle(&everything).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EditError::Bake(portalnav::BakeError::NothingWalkable { .. })
+        ),
+        "{err:?}"
+    );
+    assert_eq!((bytes(cache.mesh()), cache.generation()), (before, 0));
+    let mut level = cache.level_with_obstacles();
+    level.obstacles.push(everything.to_vec());
+    assert!(matches!(
+        NavMesh::bake(&level, &config),
+        Err(portalnav::BakeError::NothingWalkable { .. })
+    ));
 }
