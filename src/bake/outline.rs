@@ -24,6 +24,9 @@ use crate::level::Level;
 
 pub(crate) type Contours = Vec<Vec<[f64; 2]>>;
 
+/// What the booleans return: shapes, each an outer contour and its holes.
+pub(crate) type Shapes = Vec<Contours>;
+
 /// Resolved walkable space and the costed areas inside it.
 pub(crate) struct Outline {
     /// Closed contours bounding walkable space (outer CCW, holes CW); they do
@@ -41,7 +44,7 @@ fn contours_of(polys: &[Vec<glam::Vec2>]) -> Contours {
         .collect()
 }
 
-pub(crate) fn flatten(shapes: Vec<Vec<Vec<[f64; 2]>>>) -> Vec<Vec<DVec2>> {
+pub(crate) fn flatten(shapes: Shapes) -> Vec<Vec<DVec2>> {
     shapes
         .into_iter()
         .flatten()
@@ -65,6 +68,41 @@ pub(crate) struct Grid {
 }
 
 impl Grid {
+    /// Walkable space `subject` (where its winding is positive) less the
+    /// counter-clockwise obstacles `clip`, on this grid.
+    pub(crate) fn subtract(self, subject: &[Vec<[f64; 2]>], clip: &[Vec<[f64; 2]>]) -> Shapes {
+        if clip.is_empty() {
+            self.overlay(subject, &[], OverlayRule::Subject, FillRule::Positive)
+        } else {
+            self.overlay(subject, clip, OverlayRule::Difference, FillRule::Positive)
+        }
+    }
+
+    /// The outline of walkable `shapes` with each costed area's part of it
+    /// (areas given with the number the outline should carry them under).
+    pub(crate) fn outline(
+        self,
+        shapes: Shapes,
+        areas: impl IntoIterator<Item = (usize, Contours)>,
+    ) -> Outline {
+        let mut parts = Vec::new();
+        let mut areas = areas.into_iter().peekable();
+        if areas.peek().is_some() {
+            let walkable: Contours = shapes.iter().flatten().cloned().collect();
+            for (i, poly) in areas {
+                let part =
+                    self.overlay(&walkable, &poly, OverlayRule::Intersect, FillRule::NonZero);
+                if !part.is_empty() {
+                    parts.push((i, flatten(part)));
+                }
+            }
+        }
+        Outline {
+            walkable: flatten(shapes),
+            areas: parts,
+        }
+    }
+
     pub(crate) fn new(extent: f64) -> Grid {
         let extent = extent.max(1.0);
         let e = 22 - extent.log2().floor() as i32;
@@ -91,7 +129,7 @@ impl Grid {
         clip: &[Vec<[f64; 2]>],
         rule: OverlayRule,
         fill: FillRule,
-    ) -> Vec<Vec<Vec<[f64; 2]>>> {
+    ) -> Shapes {
         let capacity = subject.iter().chain(clip).map(Vec::len).sum();
         FloatOverlay::with_adapter(self.adapter(), capacity)
             .unsafe_add_source(subject, ShapeType::Subject)
@@ -155,22 +193,14 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
     }
     check_crossings(level)?;
     let subject = contours_of(&level.walkable);
-    let mut clip = contours_of(&level.obstacles);
-    for area in level.areas.iter().filter(|a| a.cost.is_none()) {
-        clip.push(contours_of(std::slice::from_ref(&area.polygon)).remove(0));
-    }
     // obstacles may be given either way round: make each count positively
-    for c in &mut clip {
-        let twice: f64 = (0..c.len())
-            .map(|i| {
-                let (a, b) = (c[i], c[(i + 1) % c.len()]);
-                a[0] * b[1] - a[1] * b[0]
-            })
-            .sum();
-        if twice < 0.0 {
-            c.reverse();
-        }
-    }
+    let impassable = level.areas.iter().filter(|a| a.cost.is_none());
+    let clip: Contours = level
+        .obstacles
+        .iter()
+        .chain(impassable.map(|a| &a.polygon))
+        .map(|c| as_points(&counter_clockwise(c)))
+        .collect();
     let extent = level
         .walkable
         .iter()
@@ -180,11 +210,7 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
         .map(|v| f64::from(v.x.abs().max(v.y.abs())))
         .fold(0.0, f64::max);
     let grid = Grid::new(extent);
-    let mut shapes = if clip.is_empty() {
-        grid.overlay(&subject, &[], OverlayRule::Subject, FillRule::Positive)
-    } else {
-        grid.overlay(&subject, &clip, OverlayRule::Difference, FillRule::Positive)
-    };
+    let mut shapes = grid.subtract(&subject, &clip);
     if radius > 0.0 {
         let style = OutlineStyle::new(-f64::from(radius)).line_join(LineJoin::Round(0.25));
         // the offset picks its own integer grid: bring the result back to ours
@@ -194,22 +220,29 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
     if shapes.is_empty() {
         return Err(BakeError::NothingWalkable { radius });
     }
-    let mut areas = Vec::new();
-    for (i, area) in level.areas.iter().enumerate() {
-        if area.cost.is_none() {
-            continue;
-        }
-        let poly = contours_of(std::slice::from_ref(&area.polygon));
-        let walkable: Contours = shapes.iter().flatten().cloned().collect();
-        let part = grid.overlay(&walkable, &poly, OverlayRule::Intersect, FillRule::NonZero);
-        if !part.is_empty() {
-            areas.push((i, flatten(part)));
-        }
+    let costed = level
+        .areas
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.cost.is_some());
+    Ok(grid.outline(
+        shapes,
+        costed.map(|(i, a)| (i, contours_of(std::slice::from_ref(&a.polygon)))),
+    ))
+}
+
+/// A polygon as f64 points, turned counter-clockwise.
+pub(crate) fn counter_clockwise(polygon: &[glam::Vec2]) -> Vec<DVec2> {
+    let mut out: Vec<DVec2> = polygon.iter().map(|p| p.as_dvec2()).collect();
+    if crate::geometry::signed_area(polygon) < 0.0 {
+        out.reverse();
     }
-    Ok(Outline {
-        walkable: flatten(shapes),
-        areas,
-    })
+    out
+}
+
+/// Points in the booleans' form.
+pub(crate) fn as_points(contour: &[DVec2]) -> Vec<[f64; 2]> {
+    contour.iter().map(|p| [p.x, p.y]).collect()
 }
 
 impl Outline {

@@ -22,13 +22,11 @@
 //! wall on both sides.
 
 use glam::{DVec2, Vec2};
-use i_overlay::core::fill_rule::FillRule;
-use i_overlay::core::overlay_rule::OverlayRule;
 use slotmap::SlotMap;
 
 use super::fxmap::FxHashMap;
 use super::merge::{self, MergedPolygon};
-use super::outline::{flatten, Contours, Grid, Outline};
+use super::outline::{as_points, counter_clockwise, Contours, Grid};
 use super::{assemble, finish, triangulate, BakeConfig};
 use crate::error::{BakeError, EditError};
 use crate::level::{validate_obstacle, Level};
@@ -79,7 +77,11 @@ struct TileMesh {
 struct Obstacle {
     outline: Vec<Vec2>,
     ccw: Vec<DVec2>,
-    tiles: TileRange,
+    /// Its bounding box.
+    lo: DVec2,
+    hi: DVec2,
+    /// The tiles it overlaps, `None` when it lies off the tile grid.
+    tiles: Option<TileRange>,
     /// [`TileCache::generation`] of the edit that added it.
     added: u64,
 }
@@ -267,18 +269,6 @@ fn clip(polygon: &[DVec2], [lo, hi]: [DVec2; 2]) -> Vec<DVec2> {
     points
 }
 
-/// A polygon as f64 points, turned counter-clockwise.
-fn counter_clockwise(polygon: &[Vec2]) -> Vec<DVec2> {
-    let mut out: Vec<DVec2> = polygon.iter().map(|p| p.as_dvec2()).collect();
-    let twice: f64 = (0..out.len())
-        .map(|i| out[i].perp_dot(out[(i + 1) % out.len()]))
-        .sum();
-    if twice < 0.0 {
-        out.reverse();
-    }
-    out
-}
-
 /// Total order on contours by their coordinates, for a canonical input order.
 fn by_coordinates(a: &[DVec2], b: &[DVec2]) -> std::cmp::Ordering {
     for (p, q) in a.iter().zip(b) {
@@ -288,13 +278,6 @@ fn by_coordinates(a: &[DVec2], b: &[DVec2]) -> std::cmp::Ordering {
         }
     }
     a.len().cmp(&b.len())
-}
-
-fn contours(polygons: &[&Vec<DVec2>]) -> Contours {
-    polygons
-        .iter()
-        .map(|c| c.iter().map(|p| [p.x, p.y]).collect())
-        .collect()
 }
 
 /// Bakes one tile from its inputs and the runtime obstacles over it (each
@@ -309,31 +292,17 @@ fn bake_tile(
     }
     let mut obstacles: Vec<&Vec<DVec2>> = inputs.obstacles.iter().chain(runtime).collect();
     obstacles.sort_by(|a, b| by_coordinates(a, b));
-    let subject = contours(&inputs.walkable.iter().collect::<Vec<_>>());
-    let shapes = if obstacles.is_empty() {
-        grid.overlay(&subject, &[], OverlayRule::Subject, FillRule::Positive)
-    } else {
-        let clip = contours(&obstacles);
-        grid.overlay(&subject, &clip, OverlayRule::Difference, FillRule::Positive)
-    };
+    let subject: Contours = inputs.walkable.iter().map(|c| as_points(c)).collect();
+    let clip: Contours = obstacles.iter().map(|c| as_points(c)).collect();
+    let shapes = grid.subtract(&subject, &clip);
     if shapes.is_empty() {
         return Ok(TileMesh::default());
     }
-    let mut areas = Vec::new();
-    if !inputs.areas.is_empty() {
-        let walkable: Contours = shapes.iter().flatten().cloned().collect();
-        for (kind, polygon) in &inputs.areas {
-            let poly = contours(&[polygon]);
-            let part = grid.overlay(&walkable, &poly, OverlayRule::Intersect, FillRule::NonZero);
-            if !part.is_empty() {
-                areas.push((usize::from(*kind), flatten(part)));
-            }
-        }
-    }
-    let outline = Outline {
-        walkable: flatten(shapes),
-        areas,
-    };
+    let areas = inputs
+        .areas
+        .iter()
+        .map(|(kind, polygon)| (usize::from(*kind), vec![as_points(polygon)]));
+    let outline = grid.outline(shapes, areas);
     let tri = triangulate::triangulate(&outline)?;
     let mut polygons = merge::merge(&tri);
     for p in &mut polygons {
@@ -531,18 +500,21 @@ impl TileCache {
     /// path's box meets.
     #[must_use]
     pub fn path_affected(&self, waypoints: &[Vec2], since: u64) -> bool {
-        let points: Vec<DVec2> = waypoints.iter().map(|p| p.as_dvec2()).collect();
-        let (lo, hi) = bounds(&points);
+        let (lo, hi) = waypoints.iter().fold(
+            (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+            |(lo, hi), p| (lo.min(p.as_dvec2()), hi.max(p.as_dvec2())),
+        );
         self.obstacles.values().any(|o| {
-            if o.added <= since {
-                return false;
-            }
-            let (olo, ohi) = bounds(&o.ccw);
-            olo.cmple(hi).all()
-                && lo.cmple(ohi).all()
-                && points
-                    .windows(2)
-                    .any(|s| crate::geometry::segment_enters_polygon(s[0], s[1], &o.ccw))
+            o.added > since
+                && o.lo.cmple(hi).all()
+                && lo.cmple(o.hi).all()
+                && waypoints.windows(2).any(|s| {
+                    crate::geometry::segment_enters_polygon(
+                        s[0].as_dvec2(),
+                        s[1].as_dvec2(),
+                        &o.ccw,
+                    )
+                })
         })
     }
 
@@ -609,8 +581,15 @@ impl TileCache {
                         .map_err(|error| EditError::Polygon { index, error })?;
                     let ccw = counter_clockwise(outline);
                     let (lo, hi) = bounds(&ccw);
-                    let tiles = self.tiling.range(lo, hi);
-                    added.push((index, outline.clone(), ccw, tiles));
+                    let obstacle = Obstacle {
+                        outline: outline.clone(),
+                        lo,
+                        hi,
+                        tiles: self.tiling.range(lo, hi),
+                        ccw,
+                        added: self.generation + 1,
+                    };
+                    added.push((index, obstacle));
                 }
                 Edit::Remove(id) => {
                     if !self.obstacles.contains_key(*id) || removed.contains(id) {
@@ -622,11 +601,9 @@ impl TileCache {
         }
         // the tiles to re-bake, and the runtime obstacles over each
         let mut dirty: Vec<usize> = Vec::new();
-        for &(_, _, _, range) in &added {
-            dirty.extend(range.iter().flat_map(|&r| self.tiling.tiles(r)));
-        }
-        for id in &removed {
-            dirty.extend(self.tiling.tiles(self.obstacles[*id].tiles));
+        let obstacles = added.iter().map(|(_, o)| o);
+        for o in obstacles.chain(removed.iter().map(|&id| &self.obstacles[id])) {
+            dirty.extend(o.tiles.iter().flat_map(|&r| self.tiling.tiles(r)));
         }
         dirty.sort_unstable();
         dirty.dedup();
@@ -638,9 +615,9 @@ impl TileCache {
                 .filter(|id| !removed.contains(id))
                 .map(|&id| clip(&self.obstacles[id].ccw, rect))
                 .collect();
-            for (_, _, ccw, range) in &added {
-                if range.is_some_and(|r| self.tiling.contains(r, t)) {
-                    runtime.push(clip(ccw, rect));
+            for (_, o) in &added {
+                if o.tiles.is_some_and(|r| self.tiling.contains(r, t)) {
+                    runtime.push(clip(&o.ccw, rect));
                 }
             }
             runtime.retain(|c| !c.is_empty());
@@ -671,25 +648,15 @@ impl TileCache {
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
-            for t in self.tiling.tiles(o.tiles) {
+            for t in o.tiles.iter().flat_map(|&r| self.tiling.tiles(r)) {
                 self.tile_obstacles[t].retain(|&x| x != id);
             }
         }
         let mut ids = vec![None; edits.len()];
-        for (index, outline, ccw, range) in added {
-            let tiles = range.unwrap_or(TileRange {
-                x0: 1,
-                x1: 0,
-                y0: 1,
-                y1: 0,
-            });
-            let id = self.obstacles.insert(Obstacle {
-                outline,
-                ccw,
-                tiles,
-                added: self.generation,
-            });
-            for t in self.tiling.tiles(tiles) {
+        for (index, obstacle) in added {
+            let tiles = obstacle.tiles;
+            let id = self.obstacles.insert(obstacle);
+            for t in tiles.iter().flat_map(|&r| self.tiling.tiles(r)) {
                 self.tile_obstacles[t].push(id);
             }
             ids[index] = Some(id);
