@@ -135,6 +135,14 @@ pub enum QueryError {
         /// The budget that ran out.
         budget: u32,
     },
+    /// A [`crate::PathFollower`] was asked to follow before it had a path
+    /// (or after a replan failed).
+    #[error("the follower has no path: plan one first")]
+    NoPath,
+    /// A path handed to a [`crate::PathFollower`] does not run over this
+    /// mesh's regions (it was found on another mesh, or is empty).
+    #[error("the path does not run over this mesh's regions (found on another mesh?)")]
+    StalePath,
 }
 
 /// A baked file could not be written or read.

@@ -30,6 +30,6 @@ pub use mesh::{
     PortalId, Region, RegionId, ValidationError,
 };
 pub use query::{
-    BatchQuery, NavQuery, Path, PathStatus, QueryFilter, RaycastHit, SearchLevel,
-    DEFAULT_MAX_EXPANSIONS,
+    BatchQuery, FollowEvent, NavQuery, Path, PathFollower, PathStatus, QueryFilter, RaycastHit,
+    SearchLevel, Steering, DEFAULT_MAX_EXPANSIONS,
 };

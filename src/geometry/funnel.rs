@@ -39,6 +39,20 @@ pub fn pull(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], out: &mut Vec<Vec2>)
 /// Calls `corner(point)` for each corner the taut path from `start` to
 /// `goal` wraps, in order. Start and goal are not reported.
 pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: impl FnMut(Vec2)) {
+    pull_corners_while(start, goal, portals, |p| {
+        corner(p);
+        true
+    });
+}
+
+/// As [`pull_corners`], stopping as soon as `corner` returns false: the
+/// first corners of a long corridor cost only the portals up to them.
+pub fn pull_corners_while(
+    start: Vec2,
+    goal: Vec2,
+    portals: &[[Vec2; 2]],
+    mut corner: impl FnMut(Vec2) -> bool,
+) {
     // The funnel's sides are kept as offsets from the apex (`to_left`,
     // `to_right`), so each visit computes the portal's two offsets once and
     // reuses them in every test; an offset of zero is a side at the apex.
@@ -74,8 +88,8 @@ pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: 
             } else {
                 // the right side crossed the left one: its corner is a waypoint
                 apex = left;
-                if apex != goal {
-                    corner(apex);
+                if apex != goal && !corner(apex) {
+                    return;
                 }
                 (right, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);
                 i = left_i + 1;
@@ -89,8 +103,8 @@ pub fn pull_corners(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]], mut corner: 
                 (left, to_left, left_i) = (l, to_l, i);
             } else {
                 apex = right;
-                if apex != goal {
-                    corner(apex);
+                if apex != goal && !corner(apex) {
+                    return;
                 }
                 (left, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);
                 i = right_i + 1;

@@ -8,7 +8,7 @@ mod sweep;
 #[cfg(test)]
 pub(crate) use funnel::testing;
 pub(crate) use funnel::Deque;
-pub use funnel::{pull, pull_corners};
+pub use funnel::{pull, pull_corners, pull_corners_while};
 
 use glam::{DVec2, Vec2};
 

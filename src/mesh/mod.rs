@@ -3,7 +3,7 @@
 //! [`crate::query`]; immutable, `Send + Sync`.
 
 pub(crate) mod hierarchy;
-mod locator;
+pub(crate) mod locator;
 mod validate;
 
 pub use hierarchy::{HierarchyStats, NavNode, NavPointKind};
@@ -242,6 +242,18 @@ pub struct NavMesh {
     pub(crate) tables: Tables,
     pub(crate) locator: Locator,
     pub(crate) hier: hierarchy::HierarchyTables,
+    /// Told apart from every other mesh built in this process (clones share
+    /// it): what a [`crate::PathFollower`] checks to notice that the mesh it
+    /// holds region indices of was replaced, e.g. by a runtime edit. Not
+    /// saved, so it does not affect the baked bytes.
+    pub(crate) serial: u64,
+}
+
+/// The next [`NavMesh::serial`].
+fn next_serial() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl NavMesh {
@@ -255,6 +267,7 @@ impl NavMesh {
             tables,
             locator,
             hier: hierarchy::HierarchyTables::default(),
+            serial: 0,
         };
         mesh.set_hierarchy(hierarchy);
         mesh
@@ -270,6 +283,7 @@ impl NavMesh {
             )
         });
         self.data.hierarchy = h;
+        self.serial = next_serial();
     }
 
     /// Figures about the nav-point hierarchy, if the mesh was baked with one.

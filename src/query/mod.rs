@@ -7,9 +7,11 @@ use crate::error::QueryError;
 use crate::geometry::{self, Aabb};
 use crate::mesh::{NavMesh, RegionId};
 mod batch;
+mod follow;
 mod hierarchical;
 
 pub use batch::BatchQuery;
+pub use follow::{FollowEvent, PathFollower, Steering};
 
 use crate::search::{astar, Funnel, Leg, PortalGraph, SearchContext, SearchOutcome};
 
@@ -69,13 +71,28 @@ pub enum SearchLevel {
 }
 
 /// A path: waypoints from start to goal, never leaving walkable space.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// Two paths are equal when their waypoints, corridor, length, status and
+/// level are, whichever copy of a mesh they were found on.
+#[derive(Debug, Clone, Default)]
 pub struct Path {
     waypoints: Vec<Vec2>,
     corridor: Vec<RegionId>,
     length: f32,
     status: PathStatus,
     level: SearchLevel,
+    /// [`NavMesh::serial`] of the mesh the path was found on.
+    mesh: u64,
+}
+
+impl PartialEq for Path {
+    fn eq(&self, other: &Path) -> bool {
+        self.waypoints == other.waypoints
+            && self.corridor == other.corridor
+            && self.length == other.length
+            && self.status == other.status
+            && self.level == other.level
+    }
 }
 
 impl Path {
@@ -166,6 +183,11 @@ pub struct NavQuery {
     landmark_goal: Vec<f32>,
     /// A raycast's outward-facing edges of the region it is leaving.
     ray_edges: Vec<(usize, f64, f64)>,
+    /// Crossings made around a vertex a ray passes exactly through.
+    ray_crossings: Vec<u32>,
+    /// Regions a surface move visited: (region, index of the one it was
+    /// entered from, crossing it was entered by).
+    visit: Vec<(u32, u32, u32)>,
     last_expansions: u32,
 }
 
@@ -204,6 +226,8 @@ impl NavQuery {
             partner: Vec::new(),
             landmark_goal: Vec::new(),
             ray_edges: Vec::new(),
+            ray_crossings: Vec::new(),
+            visit: Vec::new(),
             last_expansions: 0,
         }
     }
@@ -298,6 +322,7 @@ impl NavQuery {
         }
         path.waypoints.clear();
         path.corridor.clear();
+        path.mesh = mesh.serial;
         if start_region == goal_region {
             path.waypoints.push(start);
             if goal != start {
@@ -479,7 +504,7 @@ impl NavQuery {
         from: Vec2,
         to: Vec2,
     ) -> Result<Option<RaycastHit>, QueryError> {
-        let (from, mut region) = self.resolve(mesh, from, "start", 0.0)?;
+        let (from, region) = self.resolve(mesh, from, "start", 0.0)?;
         if !to.is_finite() {
             return Err(QueryError::NonFinite {
                 which: "goal",
@@ -487,6 +512,21 @@ impl NavQuery {
                 y: to.y,
             });
         }
+        Ok(self.walk_segment(mesh, region, from, to, false).err())
+    }
+
+    /// Walks the segment `from -> to` from dense `region` (which holds
+    /// `from`) across regions: the region holding `to`, or the first wall
+    /// in the way. With `record`, the crossings made are appended to
+    /// `self.crossings`.
+    pub(crate) fn walk_segment(
+        &mut self,
+        mesh: &NavMesh,
+        mut region: u32,
+        from: Vec2,
+        to: Vec2,
+        record: bool,
+    ) -> Result<u32, RaycastHit> {
         let (o, d) = (from.as_dvec2(), to.as_dvec2() - from.as_dvec2());
         let mut t_in = 0.0f64;
         // Each step crosses a portal outwards along the ray, at a ray
@@ -496,19 +536,30 @@ impl NavQuery {
             let key = mesh.tables.region_keys[region as usize];
             let v = mesh.tables.polygon(region);
             let Some(exit) = exit_point(v, o, d, &mut self.ray_edges) else {
-                return Ok(None);
+                return Ok(region);
             };
             if exit.t >= 1.0 {
-                return Ok(None);
+                return Ok(region);
             }
             let t = exit.t.max(t_in);
             let portals = &mesh.data.regions[key].portals;
             let next = match exit.at {
-                ExitAt::Edge(k) => match portals[k].and_then(|pid| across(mesh, pid, region)) {
-                    Some(r) => Ok(r),
+                ExitAt::Edge(k) => match portals[k].and_then(|pid| crossing(mesh, pid, region)) {
+                    Some((c, r)) => {
+                        if record {
+                            self.crossings.push(c);
+                        }
+                        Ok(r)
+                    }
                     None => Err(((o + d * t).as_vec2(), [v[k], v[(k + 1) % v.len()]])),
                 },
-                ExitAt::Vertex(m) => around_vertex(mesh, region, m, d).map_err(|wall| (v[m], wall)),
+                ExitAt::Vertex(m) => {
+                    let around = around_vertex(mesh, region, m, d, &mut self.ray_crossings);
+                    if record && around.is_ok() {
+                        self.crossings.extend_from_slice(&self.ray_crossings);
+                    }
+                    around.map_err(|wall| (v[m], wall))
+                }
             };
             match next {
                 Ok(r) => {
@@ -516,16 +567,16 @@ impl NavQuery {
                     t_in = t;
                 }
                 Err((point, wall)) => {
-                    return Ok(Some(RaycastHit {
+                    return Err(RaycastHit {
                         point,
                         t: t as f32,
                         wall,
                         region: key,
-                    }));
+                    });
                 }
             }
         }
-        Ok(None)
+        Ok(region)
     }
 
     /// Turns the crossings in `self.crossings`, made from `start_region`,
@@ -539,22 +590,13 @@ impl NavQuery {
         let t = &mesh.tables;
         self.regions.clear();
         self.portals.clear();
-        if self.region_stamp.len() < mesh.region_count() {
-            self.region_stamp.resize(mesh.region_count(), (0, 0));
-        }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.region_stamp.fill((0, 0));
-            self.stamp = 1;
-        }
-        self.region_stamp[start_region as usize] = (self.stamp, 0);
+        let stamp = self.fresh_stamp(mesh.region_count());
+        self.region_stamp[start_region as usize] = (stamp, 0);
         self.regions.push(start_region);
         for &c in &self.crossings {
             let r = t.entered(c);
-            let (stamp, at) = self.region_stamp[r as usize];
-            if stamp == self.stamp
-                && (at as usize) < self.regions.len()
-                && self.regions[at as usize] == r
+            let (seen, at) = self.region_stamp[r as usize];
+            if seen == stamp && (at as usize) < self.regions.len() && self.regions[at as usize] == r
             {
                 // back in a region already visited: drop the loop
                 self.regions.truncate(at as usize + 1);
@@ -562,7 +604,7 @@ impl NavQuery {
                 continue;
             }
             self.portals.push(t.crossing_ends(c));
-            self.region_stamp[r as usize] = (self.stamp, self.regions.len() as u32);
+            self.region_stamp[r as usize] = (stamp, self.regions.len() as u32);
             self.regions.push(r);
         }
     }
@@ -609,12 +651,11 @@ enum ExitAt {
     Vertex(usize),
 }
 
-/// The region on the other side of portal `pid` from `region` (dense
-/// indices); `None` if the portal does not touch `region`.
-fn across(mesh: &NavMesh, pid: crate::mesh::PortalId, region: u32) -> Option<u32> {
+/// The crossing out of `region` through portal `pid` and the region on its
+/// other side (dense indices); `None` if the portal does not touch `region`.
+fn crossing(mesh: &NavMesh, pid: crate::mesh::PortalId, region: u32) -> Option<(u32, u32)> {
     let portal = mesh.data.portals.get(pid)?;
-    let (_, beyond) = mesh.tables.crossing_out_of(portal.index, region)?;
-    Some(beyond)
+    mesh.tables.crossing_out_of(portal.index, region)
 }
 
 /// Relative tolerance on ray and edge parameters. Coordinates are f32 and
@@ -686,13 +727,20 @@ fn exit_point(
 /// from `region`, until one holds the ray's direction `d` in its corner at
 /// the vertex (a ray along an edge counts as inside). A wall met first on
 /// one side closes that side; the wall reported is the first side's.
-fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Result<u32, [Vec2; 2]> {
+fn around_vertex(
+    mesh: &NavMesh,
+    region: u32,
+    m: usize,
+    d: glam::DVec2,
+    crossings: &mut Vec<u32>,
+) -> Result<u32, [Vec2; 2]> {
     let t = &mesh.tables;
     let corner = t.polygon(region)[m];
     let c = corner.as_dvec2();
     let mut first_wall = None;
     for forward in [false, true] {
         let (mut r, mut at) = (region, m);
+        crossings.clear();
         for _ in 0..mesh.region_count() {
             let v = t.polygon(r);
             let n = v.len();
@@ -704,9 +752,10 @@ fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Resul
                 first_wall.get_or_insert([v[k], v[(k + 1) % n]]);
                 break;
             };
-            let Some(beyond) = across(mesh, pid, r) else {
+            let Some((x, beyond)) = crossing(mesh, pid, r) else {
                 break; // not a conforming mesh
             };
+            crossings.push(x);
             r = beyond;
             let v = t.polygon(r);
             let n = v.len();
@@ -720,6 +769,7 @@ fn around_vertex(mesh: &NavMesh, region: u32, m: usize, d: glam::DVec2) -> Resul
             at = j;
         }
     }
+    crossings.clear();
     let v = t.polygon(region);
     Err(first_wall.unwrap_or([v[m], v[(m + 1) % v.len()]]))
 }

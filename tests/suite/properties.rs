@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 use crate::common::CheckGrid;
 
-const SIDE: i64 = 16;
+pub const SIDE: i64 = 16;
 
 /// Bound on a hierarchical path against the flat one on random levels
 /// (ARCHITECTURE.md, "Hierarchy"). Clusters of 3 regions make these small
@@ -28,13 +28,13 @@ fn check_path(grid: &CheckGrid, a: Vec2, b: Vec2, path: &Path) -> Result<(), Tes
     Ok(())
 }
 
-fn rect(x0: i64, y0: i64, x1: i64, y1: i64) -> Vec<Vec2> {
+pub fn rect(x0: i64, y0: i64, x1: i64, y1: i64) -> Vec<Vec2> {
     let (a, b, c, d) = (x0 as f32, y0 as f32, x1 as f32, y1 as f32);
     vec![vec2(a, b), vec2(c, b), vec2(c, d), vec2(a, d)]
 }
 
 /// Free-cell mask and 4-connected component labels of the cells.
-fn oracle(obstacles: &[(i64, i64, i64, i64)]) -> (CheckGrid, Vec<i32>) {
+pub fn oracle(obstacles: &[(i64, i64, i64, i64)]) -> (CheckGrid, Vec<i32>) {
     let mut free = vec![true; (SIDE * SIDE) as usize];
     for &(x0, y0, x1, y1) in obstacles {
         for y in y0.max(0)..y1.min(SIDE) {
@@ -69,7 +69,7 @@ fn oracle(obstacles: &[(i64, i64, i64, i64)]) -> (CheckGrid, Vec<i32>) {
     (CheckGrid::from_mask(SIDE, SIDE, free), label)
 }
 
-fn obstacles() -> impl Strategy<Value = Vec<(i64, i64, i64, i64)>> {
+pub fn obstacles() -> impl Strategy<Value = Vec<(i64, i64, i64, i64)>> {
     prop::collection::vec(
         (-2..SIDE, -2..SIDE, 1..8i64, 1..8i64).prop_map(|(x, y, w, h)| (x, y, x + w, y + h)),
         0..7,
