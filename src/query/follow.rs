@@ -451,7 +451,12 @@ impl PathFollower {
             position = at;
             event = event.max(repair);
         }
+        let straight_on = event == FollowEvent::Followed && self.on_first_leg(position);
         self.position = position;
+        if straight_on {
+            // a unit that kept to the first leg has the same corners ahead
+            return Ok(self.steering(event));
+        }
         self.refresh_corners();
         if self.corners.first().copied() != target || event != FollowEvent::Followed {
             self.shortcut(mesh, query);
@@ -811,6 +816,20 @@ impl PathFollower {
         self.serial = mesh.serial;
         self.refresh_corners();
         Ok(FollowEvent::Rebound)
+    }
+
+    /// Whether `p` lies on the path's first leg, from the position to the
+    /// first corner (that corner excluded), up to rounding: the rest of a
+    /// shortest path is the shortest path from any point on it, so the
+    /// corners ahead stay the same.
+    fn on_first_leg(&self, p: Vec2) -> bool {
+        let Some(&corner) = self.corners.first() else {
+            return false;
+        };
+        let (leg, moved) = (corner - self.position, p - self.position);
+        let length2 = leg.length_squared();
+        let along = moved.dot(leg);
+        along >= 0.0 && along < length2 && moved.perp_dot(leg).abs() <= 1e-6 * length2
     }
 
     /// Pulls the next corners from the position towards the corridor's end,
