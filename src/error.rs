@@ -139,6 +139,13 @@ pub enum QueryError {
     /// (or after a replan failed).
     #[error("the follower has no path: plan one first")]
     NoPath,
+    /// A [`crate::PathScheduler`] already holds as many requests as it may;
+    /// the request was not queued.
+    #[error("the request queue is full ({capacity} requests)")]
+    QueueFull {
+        /// The scheduler's capacity.
+        capacity: usize,
+    },
     /// A path handed to a [`crate::PathFollower`] does not run over this
     /// mesh's regions (it was found on another mesh, or is empty).
     #[error("the path does not run over this mesh's regions (found on another mesh?)")]

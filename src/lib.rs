@@ -30,6 +30,6 @@ pub use mesh::{
     PortalId, Region, RegionId, ValidationError,
 };
 pub use query::{
-    BatchQuery, FollowEvent, NavQuery, Path, PathFollower, PathStatus, QueryFilter, RaycastHit,
-    SearchLevel, Steering, DEFAULT_MAX_EXPANSIONS,
+    Answer, BatchQuery, FollowEvent, NavQuery, Path, PathFollower, PathScheduler, PathStatus,
+    QueryFilter, RaycastHit, RequestId, SearchLevel, Steering, DEFAULT_MAX_EXPANSIONS,
 };

@@ -9,11 +9,22 @@ use crate::mesh::{NavMesh, RegionId};
 mod batch;
 mod follow;
 mod hierarchical;
+mod schedule;
 
 pub use batch::BatchQuery;
 pub use follow::{FollowEvent, PathFollower, Steering};
+pub use schedule::{Answer, PathScheduler, RequestId};
 
-use crate::search::{astar, Funnel, Leg, PortalGraph, SearchContext, SearchOutcome};
+use crate::search::{astar, astar_resume, Funnel, Leg, PortalGraph, SearchContext, SearchOutcome};
+
+/// Both ends of a query, resolved: points and dense regions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Ends {
+    start: Vec2,
+    start_region: u32,
+    goal: Vec2,
+    goal_region: u32,
+}
 
 /// Default expansion budget of a [`NavQuery`]: enough for any path on a
 /// 4096 x 4096 map's mesh; a game with a frame budget sets its own.
@@ -313,6 +324,36 @@ impl NavQuery {
         filter: &QueryFilter,
         path: &mut Path,
     ) -> Result<(), QueryError> {
+        let Some(ends) = self.prepare(mesh, start, goal, filter, path)? else {
+            return Ok(());
+        };
+        if self.use_hierarchy
+            && filter.excluded_areas == 0
+            && self.try_hierarchical(
+                mesh,
+                (ends.start, ends.start_region),
+                (ends.goal, ends.goal_region),
+                path,
+            )
+        {
+            return Ok(());
+        }
+        self.run_flat(mesh, &ends, filter, path, false, self.max_expansions)?;
+        Ok(())
+    }
+
+    /// What every query does first: resolves both ends, answers
+    /// `Unreachable` from component ids and a straight line within one
+    /// region (`Ok(None)`, `path` filled), and otherwise clears `path` and
+    /// hands back the resolved ends.
+    fn prepare(
+        &mut self,
+        mesh: &NavMesh,
+        start: Vec2,
+        goal: Vec2,
+        filter: &QueryFilter,
+        path: &mut Path,
+    ) -> Result<Option<Ends>, QueryError> {
         self.last_expansions = 0;
         let (start, start_region) = self.resolve(mesh, start, "start", filter.snap_distance)?;
         let (goal, goal_region) = self.resolve(mesh, goal, "goal", filter.snap_distance)?;
@@ -331,40 +372,62 @@ impl NavQuery {
             path.corridor.push(t.region_keys[start_region as usize]);
             path.finish(PathStatus::Complete);
             path.level = SearchLevel::SameRegion;
-            return Ok(());
+            return Ok(None);
         }
-        if self.use_hierarchy
-            && filter.excluded_areas == 0
-            && self.try_hierarchical(mesh, (start, start_region), (goal, goal_region), path)
-        {
-            return Ok(());
-        }
-        path.level = SearchLevel::Regions;
+        Ok(Some(Ends {
+            start,
+            start_region,
+            goal,
+            goal_region,
+        }))
+    }
+
+    /// Runs the flat search between `ends` (or resumes the one in
+    /// `self.ctx`) until it has made `budget` expansions in all; on an
+    /// answer, fills `path`. `Ok(false)`: stopped by `budget` below the
+    /// query's own budget, so it can be resumed.
+    fn run_flat(
+        &mut self,
+        mesh: &NavMesh,
+        ends: &Ends,
+        filter: &QueryFilter,
+        path: &mut Path,
+        resume: bool,
+        budget: u32,
+    ) -> Result<bool, QueryError> {
+        let t = &mesh.tables;
         let graph = PortalGraph {
             tables: t,
-            start_region,
-            goal_region,
-            goal,
+            start_region: ends.start_region,
+            goal_region: ends.goal_region,
+            goal: ends.goal,
             excluded_areas: filter.excluded_areas,
             heuristic_scale: t.min_cost,
         };
-        let outcome = astar(
-            &graph,
-            &mut self.ctx,
-            &[(graph.start_node(), 0.0, Funnel::start(start))],
-            self.max_expansions,
-        );
-        self.last_expansions += self.ctx.expansions();
+        let budget = budget.min(self.max_expansions);
+        let before = if resume { self.ctx.expansions() } else { 0 };
+        let outcome = if resume {
+            astar_resume(&graph, &mut self.ctx, budget)
+        } else {
+            astar(
+                &graph,
+                &mut self.ctx,
+                &[(graph.start_node(), 0.0, Funnel::start(ends.start))],
+                budget,
+            )
+        };
+        self.last_expansions += self.ctx.expansions() - before;
         let (end_node, end, status) = match outcome {
-            SearchOutcome::Found(node) => (node, goal, PathStatus::Complete),
+            SearchOutcome::Found(node) => (node, ends.goal, PathStatus::Complete),
             SearchOutcome::Exhausted => return Err(QueryError::Unreachable),
+            SearchOutcome::OutOfBudget(_) if budget < self.max_expansions => return Ok(false),
             SearchOutcome::OutOfBudget(best) => {
                 if !filter.allow_partial {
                     return Err(QueryError::BudgetExhausted {
                         budget: self.max_expansions,
                     });
                 }
-                let at = self.ctx.payload(best).map_or(start, |f| f.at);
+                let at = self.ctx.payload(best).map_or(ends.start, |f| f.at);
                 (best, at, PathStatus::Partial)
             }
         };
@@ -376,8 +439,9 @@ impl NavQuery {
                 .filter(|&&n| n < graph.start_node())
                 .map(|&n| graph.crossing_of(n)),
         );
-        self.path_along_crossings(mesh, start_region, start, end, status, path);
-        Ok(())
+        path.level = SearchLevel::Regions;
+        self.path_along_crossings(mesh, ends.start_region, ends.start, end, status, path);
+        Ok(true)
     }
 
     /// Fills `path` from the crossings in `self.crossings`, made from

@@ -81,6 +81,8 @@ pub struct SearchContext<P> {
     /// Cheapest cost at which a goal node has been reached in this search.
     incumbent: f32,
     expansions: u32,
+    /// The expanded node nearest the goal (smallest heuristic), with it.
+    best: Option<(f32, u32)>,
 }
 
 /// What the search knows of one node.
@@ -125,6 +127,7 @@ impl<P: Copy + Default> SearchContext<P> {
             heap: BinaryHeap::new(),
             incumbent: f32::INFINITY,
             expansions: 0,
+            best: None,
         }
     }
 
@@ -135,6 +138,7 @@ impl<P: Copy + Default> SearchContext<P> {
         self.heap.clear();
         self.pool.clear();
         self.expansions = 0;
+        self.best = None;
         self.incumbent = f32::INFINITY;
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
@@ -244,28 +248,42 @@ pub fn astar<G: SearchGraph>(
     budget: u32,
 ) -> SearchOutcome {
     ctx.begin(graph.node_count());
-    let generation = ctx.generation;
     for &(node, g, payload) in starts {
         ctx.reach(graph, node, g, NO_PARENT, payload);
     }
-    let mut best: Option<(f32, u32)> = None;
-    while let Some(Reverse(entry)) = ctx.heap.pop() {
+    astar_resume(graph, ctx, budget)
+}
+
+/// Continues the last search in `ctx` (over the same graph) until a goal
+/// is expanded, the open list is empty, or `budget` expansions were made in
+/// all: a search stopped by its budget resumes where it stopped, so a long
+/// one can be run in slices with the same outcome as in one go.
+pub fn astar_resume<G: SearchGraph>(
+    graph: &G,
+    ctx: &mut SearchContext<G::Payload>,
+    budget: u32,
+) -> SearchOutcome {
+    let generation = ctx.generation;
+    while let Some(&Reverse(entry)) = ctx.heap.peek() {
         let node = entry.node;
         let i = node as usize;
         let m = ctx.marks[i];
         if m.closed == generation || (entry.f.0, entry.g.0) != (m.f, m.g) {
+            ctx.heap.pop();
             continue; // expanded already, or a stale entry of a node reached more cheaply since
         }
         if graph.is_goal(node) {
             return SearchOutcome::Found(node);
         }
         if ctx.expansions >= budget {
-            return SearchOutcome::OutOfBudget(best.map_or(node, |b| b.1));
+            // the entry stays open for a resumed search
+            return SearchOutcome::OutOfBudget(ctx.best.map_or(node, |b| b.1));
         }
+        ctx.heap.pop();
         ctx.marks[i].closed = generation;
         ctx.expansions += 1;
-        if best.is_none_or(|b| entry.h.0 < b.0) {
-            best = Some((entry.h.0, node));
+        if ctx.best.is_none_or(|b| entry.h.0 < b.0) {
+            ctx.best = Some((entry.h.0, node));
         }
         let g_here = m.g;
         let payload_here = ctx.pool[m.slot as usize];

@@ -14,4 +14,5 @@ mod levels;
 mod properties;
 mod raycast;
 mod scenarios;
+mod schedule;
 mod tiny;

@@ -1,0 +1,356 @@
+//! A request scheduler: path requests answered within a per-tick budget.
+//!
+//! Requests wait in a queue ordered by priority (higher first), then by
+//! submission. Each [`PathScheduler::tick`] answers them in that order until
+//! the tick's budget of search expansions is spent. A flat search that does
+//! not fit is stopped and resumed next tick where it stopped
+//! ([`crate::search::astar_resume`]), so it makes exactly the expansions it
+//! would have made in one go and gives the same answer. A request is started
+//! through the hierarchy only when the tick's budget left covers the worst
+//! case of the L2 search (one expansion per nav node), so the hierarchy never
+//! runs out of budget half way either; answers are then bit for bit those of
+//! [`NavQuery::find_path`] with the scheduler's query settings.
+
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+
+use glam::Vec2;
+
+use super::{Ends, NavQuery, Path, PathStatus, QueryFilter};
+use crate::error::QueryError;
+use crate::mesh::NavMesh;
+
+/// Names a request made to a [`PathScheduler`]; ids grow with submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestId(u64);
+
+/// A request answered by [`PathScheduler::tick`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The request.
+    pub id: RequestId,
+    /// Its path, or why there is none (as [`NavQuery::find_path`] says).
+    pub result: Result<Path, QueryError>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    start: Vec2,
+    goal: Vec2,
+    filter: QueryFilter,
+}
+
+/// Queue order: higher priority first, then earlier submission.
+type Key = (Reverse<u8>, u64);
+
+/// A request being answered over several ticks.
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    key: Key,
+    request: Request,
+    /// The resolved ends once its flat search has started.
+    ends: Option<Ends>,
+    /// [`NavMesh::serial`] of the mesh it was started on.
+    serial: u64,
+}
+
+/// How far a slice got.
+enum Slice {
+    /// `path` holds the answer.
+    Done,
+    /// The flat search stopped at the slice's budget; resume it.
+    Pending(Ends),
+    /// Not started: the hierarchy needs more budget than the tick has left.
+    Wait,
+}
+
+/// Path requests answered within a per-tick budget of search expansions, in
+/// priority order, long searches sliced over ticks (see the module docs).
+/// One per thread, like a [`NavQuery`].
+///
+/// # Example
+/// ```
+/// use glam::vec2;
+/// use portalnav::{BakeConfig, Level, NavMesh, PathScheduler, QueryFilter};
+///
+/// let level = Level::from_json_str(r#"{"walkable": [[[0,0],[64,0],[64,64],[0,64]]],
+///     "obstacles": [[[30,0],[34,0],[34,50],[30,50]]]}"#)?;
+/// let mesh = NavMesh::bake(&level, &BakeConfig::default())?;
+/// let mut scheduler = PathScheduler::new(1024);
+/// let filter = QueryFilter::default();
+/// let low = scheduler.submit(&mesh, vec2(5., 5.), vec2(60., 5.), &filter, 0)?.0;
+/// let high = scheduler.submit(&mesh, vec2(5., 9.), vec2(60., 9.), &filter, 9)?.0;
+/// let mut answered = Vec::new();
+/// while !scheduler.is_empty() {
+///     for answer in scheduler.tick(&mesh, 50) {
+///         answered.push(answer.id);
+///         assert!(answer.result.is_ok());
+///     }
+///     assert!(scheduler.last_work() <= 50);
+/// }
+/// assert_eq!(answered, [high, low]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PathScheduler {
+    capacity: usize,
+    queue: BTreeMap<Key, Request>,
+    next: u64,
+    query: NavQuery,
+    /// Answers first paths at submission.
+    quick: NavQuery,
+    first_budget: u32,
+    in_flight: Option<InFlight>,
+    path: Path,
+    answers: Vec<Answer>,
+    last_work: u32,
+}
+
+impl PathScheduler {
+    /// A scheduler holding at most `capacity` requests (queued or in
+    /// flight), with a default [`NavQuery`] and no first paths.
+    #[must_use]
+    pub fn new(capacity: usize) -> PathScheduler {
+        PathScheduler::with_query(capacity, NavQuery::new())
+    }
+
+    /// As [`PathScheduler::new`], answering with `query`'s settings (its
+    /// expansion budget per request, whether it uses the hierarchy).
+    #[must_use]
+    pub fn with_query(capacity: usize, query: NavQuery) -> PathScheduler {
+        let mut quick = NavQuery::new();
+        quick.set_use_hierarchy(false);
+        PathScheduler {
+            capacity,
+            queue: BTreeMap::new(),
+            next: 0,
+            query,
+            quick,
+            first_budget: 0,
+            in_flight: None,
+            path: Path::default(),
+            answers: Vec::new(),
+            last_work: 0,
+        }
+    }
+
+    /// With `budget > 0`, [`PathScheduler::submit`] answers at once with a
+    /// first path from a flat search of at most `budget` expansions: the
+    /// whole path if it fits (the request is then done and not queued), else
+    /// a partial one towards the goal ([`PathStatus::Partial`]) while the
+    /// full answer is queued. These expansions are not charged to any tick.
+    pub fn set_first_path_budget(&mut self, budget: u32) -> &mut Self {
+        self.first_budget = budget;
+        self.quick.set_max_expansions(budget.max(1));
+        self
+    }
+
+    /// Queues a request. With first paths on, also answers with one at once
+    /// (see [`PathScheduler::set_first_path_budget`]); `Some` complete path
+    /// means the request is already answered and was not queued.
+    ///
+    /// # Errors
+    /// [`QueryError::QueueFull`] when `capacity` requests are waiting (the
+    /// request is not queued). With first paths on, the first search's
+    /// errors for bad ends ([`QueryError::NonFinite`],
+    /// [`QueryError::OffMesh`], [`QueryError::Unreachable`]), also not queued.
+    pub fn submit(
+        &mut self,
+        mesh: &NavMesh,
+        start: Vec2,
+        goal: Vec2,
+        filter: &QueryFilter,
+        priority: u8,
+    ) -> Result<(RequestId, Option<Path>), QueryError> {
+        if self.len() >= self.capacity {
+            return Err(QueryError::QueueFull {
+                capacity: self.capacity,
+            });
+        }
+        let id = RequestId(self.next);
+        self.next += 1;
+        let mut first = None;
+        if self.first_budget > 0 {
+            let quick = QueryFilter {
+                allow_partial: true,
+                ..*filter
+            };
+            let path = self.quick.find_path(mesh, start, goal, &quick)?;
+            if path.status() == PathStatus::Complete {
+                return Ok((id, Some(path)));
+            }
+            first = Some(path);
+        }
+        let request = Request {
+            start,
+            goal,
+            filter: *filter,
+        };
+        self.queue.insert((Reverse(priority), id.0), request);
+        Ok((id, first))
+    }
+
+    /// Withdraws a request that has not been answered; false if there is none.
+    pub fn cancel(&mut self, id: RequestId) -> bool {
+        if self.in_flight.is_some_and(|f| f.key.1 == id.0) {
+            self.in_flight = None;
+            return true;
+        }
+        let key = self.queue.keys().find(|k| k.1 == id.0).copied();
+        key.is_some_and(|k| self.queue.remove(&k).is_some())
+    }
+
+    /// Requests waiting or in flight.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.queue.len() + usize::from(self.in_flight.is_some())
+    }
+
+    /// No request is waiting or in flight.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Expansions the last tick spent (a request answered without a search
+    /// counts as one).
+    #[must_use]
+    pub fn last_work(&self) -> u32 {
+        self.last_work
+    }
+
+    /// Answers requests in priority order until `budget` expansions are
+    /// spent; returns the requests answered this tick, in answer order. A
+    /// request in flight is finished before the next is started, whatever
+    /// was submitted meanwhile.
+    ///
+    /// The work exceeds `budget` by at most one expansion (when the
+    /// hierarchy was tried and left nothing for the flat search). The hierarchy is used only in ticks
+    /// whose budget covers its worst case (the mesh's nav-node count plus
+    /// 2); with smaller budgets every request takes the flat search. A
+    /// request in flight when the mesh is replaced (an edit) starts again on
+    /// the new one.
+    pub fn tick(&mut self, mesh: &NavMesh, budget: u32) -> &[Answer] {
+        self.answers.clear();
+        self.last_work = 0;
+        let bound = mesh
+            .data
+            .hierarchy
+            .as_ref()
+            .map_or(0, |_| mesh.nav_nodes().len() as u32 + 2);
+        let hierarchy = self.query.use_hierarchy && budget >= bound;
+        while self.last_work < budget {
+            let left = budget - self.last_work;
+            let mut flight = match self.in_flight.take() {
+                Some(f) if f.serial == mesh.serial => f,
+                Some(f) => InFlight {
+                    ends: None,
+                    serial: mesh.serial,
+                    ..f
+                },
+                None => match self.queue.pop_first() {
+                    Some((key, request)) => InFlight {
+                        key,
+                        request,
+                        ends: None,
+                        serial: mesh.serial,
+                    },
+                    None => break,
+                },
+            };
+            let slice = match flight.ends {
+                None => self.start(mesh, &flight.request, left, hierarchy),
+                Some(ends) => self.resume(mesh, &ends, &flight.request.filter, left),
+            };
+            self.last_work += self.query.last_expansions.max(1);
+            let id = RequestId(flight.key.1);
+            match slice {
+                Ok(Slice::Done) => self.answers.push(Answer {
+                    id,
+                    result: Ok(self.path.clone()),
+                }),
+                Err(error) => self.answers.push(Answer {
+                    id,
+                    result: Err(error),
+                }),
+                Ok(Slice::Pending(ends)) => {
+                    flight.ends = Some(ends);
+                    self.in_flight = Some(flight);
+                    break;
+                }
+                Ok(Slice::Wait) => {
+                    self.in_flight = Some(flight);
+                    break;
+                }
+            }
+        }
+        &self.answers
+    }
+
+    /// Starts a request with `left` expansions.
+    fn start(
+        &mut self,
+        mesh: &NavMesh,
+        request: &Request,
+        left: u32,
+        hierarchy: bool,
+    ) -> Result<Slice, QueryError> {
+        let q = &mut self.query;
+        let Some(ends) = q.prepare(
+            mesh,
+            request.start,
+            request.goal,
+            &request.filter,
+            &mut self.path,
+        )?
+        else {
+            return Ok(Slice::Done);
+        };
+        if hierarchy && request.filter.excluded_areas == 0 && mesh.data.hierarchy.is_some() {
+            if left < mesh.nav_nodes().len() as u32 + 2 {
+                return Ok(Slice::Wait);
+            }
+            if q.try_hierarchical(
+                mesh,
+                (ends.start, ends.start_region),
+                (ends.goal, ends.goal_region),
+                &mut self.path,
+            ) {
+                return Ok(Slice::Done);
+            }
+        }
+        let flat_left = left.saturating_sub(q.last_expansions).max(1);
+        let done = q.run_flat(
+            mesh,
+            &ends,
+            &request.filter,
+            &mut self.path,
+            false,
+            flat_left,
+        )?;
+        Ok(if done {
+            Slice::Done
+        } else {
+            Slice::Pending(ends)
+        })
+    }
+
+    /// Resumes a request's flat search with `left` more expansions.
+    fn resume(
+        &mut self,
+        mesh: &NavMesh,
+        ends: &Ends,
+        filter: &QueryFilter,
+        left: u32,
+    ) -> Result<Slice, QueryError> {
+        let q = &mut self.query;
+        q.last_expansions = 0;
+        let budget = q.ctx.expansions().saturating_add(left);
+        let done = q.run_flat(mesh, ends, filter, &mut self.path, true, budget)?;
+        Ok(if done {
+            Slice::Done
+        } else {
+            Slice::Pending(*ends)
+        })
+    }
+}

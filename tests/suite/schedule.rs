@@ -1,0 +1,204 @@
+//! The request scheduler against one-by-one queries: the same answers, in
+//! priority order, within the per-tick budget.
+
+use glam::vec2;
+use portalnav::{
+    BakeConfig, Level, NavMesh, NavQuery, PathScheduler, PathStatus, QueryError, QueryFilter,
+    RequestId, Scenario, TileCache,
+};
+
+use crate::common::data_dir;
+
+fn den520d() -> (NavMesh, Vec<Scenario>) {
+    let map = data_dir().join("maps/den520d.map");
+    let mesh = NavMesh::bake(&Level::from_file(&map).unwrap(), &BakeConfig::default()).unwrap();
+    let scen = Scenario::load_file(data_dir().join("maps/den520d.map.scen")).unwrap();
+    (mesh, scen)
+}
+
+/// Runs the scheduler until it is empty: the answers in the order given,
+/// how many ticks answered nothing (a search sliced over ticks) and how
+/// many ticks it took.
+fn drain(
+    scheduler: &mut PathScheduler,
+    mesh: &NavMesh,
+    budget: u32,
+) -> (Vec<portalnav::Answer>, usize, usize) {
+    let (mut answers, mut quiet) = (Vec::new(), 0);
+    for ticks in 0..1_000_000 {
+        if scheduler.is_empty() {
+            return (answers, quiet, ticks);
+        }
+        let got = scheduler.tick(mesh, budget);
+        quiet += usize::from(got.is_empty());
+        answers.extend_from_slice(got);
+        assert!(
+            scheduler.last_work() <= budget + 1,
+            "{} > {budget}",
+            scheduler.last_work()
+        );
+    }
+    panic!("the scheduler never emptied");
+}
+
+/// With a budget that covers the hierarchy, every request is answered, in
+/// priority order, with the path `find_path` gives for it alone.
+#[test]
+fn scheduled_answers_equal_one_by_one_in_priority_order() {
+    let (mesh, scen) = den520d();
+    let filter = QueryFilter::default();
+    let mut scheduler = PathScheduler::new(1000);
+    let mut requests = Vec::new();
+    for (i, s) in scen.iter().step_by(4).enumerate() {
+        let priority = (i * 7 % 5) as u8;
+        let (id, first) = scheduler
+            .submit(&mesh, s.start_point(), s.goal_point(), &filter, priority)
+            .unwrap();
+        assert!(first.is_none());
+        requests.push((id, priority, s));
+    }
+    let budget = mesh.nav_nodes().len() as u32 + 2;
+    let (answers, _, ticks) = drain(&mut scheduler, &mesh, budget);
+    let mut order: Vec<(u8, RequestId)> = requests.iter().map(|r| (r.1, r.0)).collect();
+    order.sort_by_key(|&(p, id)| (std::cmp::Reverse(p), id));
+    let answered: Vec<RequestId> = answers.iter().map(|a| a.id).collect();
+    assert_eq!(answered, order.iter().map(|o| o.1).collect::<Vec<_>>());
+    let mut alone = NavQuery::new();
+    for answer in &answers {
+        let s = requests.iter().find(|r| r.0 == answer.id).unwrap().2;
+        let expected = alone.find_path(&mesh, s.start_point(), s.goal_point(), &filter);
+        assert_eq!(answer.result, expected, "request {:?}", answer.id);
+    }
+    assert!(
+        ticks > 10,
+        "the budget spread the work over ticks ({ticks})"
+    );
+}
+
+/// A budget below the hierarchy's worst case slices flat searches over many
+/// ticks; each answer is the flat search's, bit for bit.
+#[test]
+fn small_budgets_slice_flat_searches_to_the_same_answers() {
+    let (mesh, scen) = den520d();
+    let filter = QueryFilter::default();
+    let mut scheduler = PathScheduler::new(100);
+    let picked: Vec<&Scenario> = scen.iter().rev().step_by(9).take(40).collect();
+    for s in &picked {
+        scheduler
+            .submit(&mesh, s.start_point(), s.goal_point(), &filter, 0)
+            .unwrap();
+    }
+    let (answers, quiet, _) = drain(&mut scheduler, &mesh, 7);
+    assert_eq!(answers.len(), picked.len());
+    assert!(quiet > 100, "long searches took many ticks ({quiet})");
+    let mut flat = NavQuery::new();
+    flat.set_use_hierarchy(false);
+    for (answer, s) in answers.iter().zip(&picked) {
+        let expected = flat.find_path(&mesh, s.start_point(), s.goal_point(), &filter);
+        assert_eq!(answer.result, expected);
+    }
+}
+
+/// A full queue refuses with a typed error; cancelled requests are never
+/// answered; bad requests are answered with their error.
+#[test]
+fn a_full_queue_is_an_error_and_cancel_withdraws() {
+    let (mesh, scen) = den520d();
+    let filter = QueryFilter::default();
+    let mut scheduler = PathScheduler::new(3);
+    let s = &scen[100];
+    let ids: Vec<RequestId> = (0..3)
+        .map(|_| {
+            scheduler
+                .submit(&mesh, s.start_point(), s.goal_point(), &filter, 1)
+                .unwrap()
+                .0
+        })
+        .collect();
+    assert_eq!(
+        scheduler.submit(&mesh, s.start_point(), s.goal_point(), &filter, 1),
+        Err(QueryError::QueueFull { capacity: 3 })
+    );
+    assert!(scheduler.cancel(ids[1]));
+    assert!(!scheduler.cancel(ids[1]));
+    let bad = scheduler
+        .submit(&mesh, vec2(-5.0, -5.0), s.goal_point(), &filter, 1)
+        .unwrap()
+        .0;
+    let (answers, _, _) = drain(&mut scheduler, &mesh, 10_000);
+    let answered: Vec<RequestId> = answers.iter().map(|a| a.id).collect();
+    assert_eq!(answered, [ids[0], ids[2], bad]);
+    assert!(matches!(
+        answers[2].result,
+        Err(QueryError::OffMesh { which: "start", .. })
+    ));
+}
+
+/// With first paths on, a request far away gets a partial path at once and
+/// the full one later; a near one is answered at once and not queued; bad
+/// ends are refused at once.
+#[test]
+fn first_paths_come_at_once() {
+    let (mesh, scen) = den520d();
+    let filter = QueryFilter::default();
+    let mut scheduler = PathScheduler::new(10);
+    scheduler.set_first_path_budget(16);
+    let far = scen.last().unwrap();
+    let (id, first) = scheduler
+        .submit(&mesh, far.start_point(), far.goal_point(), &filter, 0)
+        .unwrap();
+    let first = first.unwrap();
+    assert_eq!(first.status(), PathStatus::Partial);
+    assert_eq!(first.waypoints()[0], far.start_point());
+    assert!(
+        first.waypoints().last().unwrap().distance(far.goal_point())
+            < far.start_point().distance(far.goal_point())
+    );
+    assert_eq!(scheduler.len(), 1);
+    let p = far.start_point();
+    let (_, near) = scheduler.submit(&mesh, p, p, &filter, 0).unwrap();
+    assert_eq!(near.unwrap().status(), PathStatus::Complete);
+    assert_eq!(scheduler.len(), 1, "answered at once, not queued");
+    assert!(scheduler
+        .submit(&mesh, vec2(f32::NAN, 0.0), p, &filter, 0)
+        .is_err());
+    let (answers, _, _) = drain(&mut scheduler, &mesh, 100_000);
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0].id, id);
+    let full = answers[0].result.as_ref().unwrap();
+    assert_eq!(full.status(), PathStatus::Complete);
+    assert!(f64::from(full.length()) <= far.optimal + far.tolerance);
+}
+
+/// A request in flight when an edit replaces the mesh starts again on the
+/// new mesh and gets its answer there.
+#[test]
+fn an_edit_restarts_a_request_in_flight() {
+    let level =
+        Level::from_json_str(r#"{"walkable": [[[0,0],[100,0],[100,100],[0,100]]]}"#).unwrap();
+    let config = BakeConfig {
+        tile_size: Some(8.0),
+        corridors: false,
+        ..BakeConfig::default()
+    };
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    let filter = QueryFilter::default();
+    let mut scheduler = PathScheduler::new(10);
+    let (a, b) = (vec2(5.0, 50.0), vec2(95.0, 50.0));
+    scheduler.submit(cache.mesh(), a, b, &filter, 0).unwrap();
+    assert!(scheduler.tick(cache.mesh(), 3).is_empty(), "in flight");
+    let wall = [
+        vec2(40.0, 10.0),
+        vec2(60.0, 10.0),
+        vec2(60.0, 90.0),
+        vec2(40.0, 90.0),
+    ];
+    cache.add_obstacle(&wall).unwrap();
+    let (answers, _, _) = drain(&mut scheduler, cache.mesh(), 3);
+    let path = answers[0].result.as_ref().unwrap();
+    let expected = NavQuery::new()
+        .find_path(cache.mesh(), a, b, &filter)
+        .unwrap();
+    assert_eq!(path, &expected);
+    assert!(!cache.path_affected(path.waypoints(), 0));
+}
