@@ -428,16 +428,7 @@ impl PathFollower {
         query: &mut NavQuery,
         position: Vec2,
     ) -> Result<Steering, QueryError> {
-        if self.regions.is_empty() {
-            return Err(QueryError::NoPath);
-        }
-        if !position.is_finite() {
-            return Err(QueryError::NonFinite {
-                which: "point",
-                x: position.x,
-                y: position.y,
-            });
-        }
+        self.ready(position, "point")?;
         let target = self.corners.first().copied();
         let mut event = FollowEvent::Followed;
         if mesh.serial != self.serial {
@@ -490,10 +481,7 @@ impl PathFollower {
                 continue;
             }
             self.drop_front(j);
-            for (&r, &ends) in query.regions.iter().zip(&query.portals).rev() {
-                self.portals.push_front(ends);
-                self.regions.push_front(r);
-            }
+            self.prepend_query_corridor(query);
             self.refresh_corners();
             return;
         }
@@ -511,16 +499,7 @@ impl PathFollower {
         query: &mut NavQuery,
         desired: Vec2,
     ) -> Result<Steering, QueryError> {
-        if self.regions.is_empty() {
-            return Err(QueryError::NoPath);
-        }
-        if !desired.is_finite() {
-            return Err(QueryError::NonFinite {
-                which: "point",
-                x: desired.x,
-                y: desired.y,
-            });
-        }
+        self.ready(desired, "point")?;
         let mut event = FollowEvent::Followed;
         if mesh.serial != self.serial {
             event = self.rebind(mesh, query)?;
@@ -552,16 +531,7 @@ impl PathFollower {
         query: &mut NavQuery,
         goal: Vec2,
     ) -> Result<FollowEvent, QueryError> {
-        if self.regions.is_empty() {
-            return Err(QueryError::NoPath);
-        }
-        if !goal.is_finite() {
-            return Err(QueryError::NonFinite {
-                which: "goal",
-                x: goal.x,
-                y: goal.y,
-            });
-        }
+        self.ready(goal, "goal")?;
         let (goal, _) = query.resolve(mesh, goal, "goal", self.filter.snap_distance)?;
         let (p, end) = if mesh.serial == self.serial && self.status == PathStatus::Complete {
             let last = *self.regions.back().expect("a path");
@@ -702,6 +672,31 @@ impl PathFollower {
             .find(|&j| geometry::convex_contains(t.polygon(self.regions[j]), p, IN_REGION_EPS))
     }
 
+    /// Errors for a follower without a path or a non-finite point.
+    fn ready(&self, p: Vec2, which: &'static str) -> Result<(), QueryError> {
+        if self.regions.is_empty() {
+            return Err(QueryError::NoPath);
+        }
+        if !p.is_finite() {
+            return Err(QueryError::NonFinite {
+                which,
+                x: p.x,
+                y: p.y,
+            });
+        }
+        Ok(())
+    }
+
+    /// Puts the corridor the query just built (its regions and portals)
+    /// in front of the follower's, but for its last region, which must be
+    /// the follower's first.
+    fn prepend_query_corridor(&mut self, query: &NavQuery) {
+        for (&r, &ends) in query.regions.iter().zip(&query.portals).rev() {
+            self.portals.push_front(ends);
+            self.regions.push_front(r);
+        }
+    }
+
     fn drop_front(&mut self, j: usize) {
         self.regions.drain(..j);
         self.portals.drain(..j);
@@ -757,10 +752,7 @@ impl PathFollower {
                 // local regions but the last (which is `regions[j]`), each
                 // with the portal out of it
                 self.drop_front(j);
-                for (&r, &ends) in query.regions.iter().zip(&query.portals).rev() {
-                    self.portals.push_front(ends);
-                    self.regions.push_front(r);
-                }
+                self.prepend_query_corridor(query);
                 self.recoveries += 1;
                 return Ok((position, FollowEvent::Recovered));
             }
