@@ -622,7 +622,8 @@ impl PathFollower {
         &self.corners
     }
 
-    /// Regions from the unit's to the goal's.
+    /// Regions from the unit's to the goal's; none when `mesh` is not the
+    /// mesh the follower last saw (it rebinds on its next update).
     pub fn corridor<'m>(&'m self, mesh: &'m NavMesh) -> impl Iterator<Item = RegionId> + 'm {
         let stale = mesh.serial != self.serial;
         self.regions

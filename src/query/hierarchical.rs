@@ -11,7 +11,7 @@
 
 use glam::Vec2;
 
-use super::{NavQuery, Path, PathStatus, SearchLevel};
+use super::{Ends, NavQuery, Path, PathStatus, SearchLevel};
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
 use crate::mesh::{reversed_crossings, NavMesh};
 use crate::search::{astar, Leg, NavGraph, SearchOutcome, LEG};
@@ -24,10 +24,15 @@ impl NavQuery {
     pub(super) fn try_hierarchical(
         &mut self,
         mesh: &NavMesh,
-        (start, start_region): (Vec2, u32),
-        (goal, goal_region): (Vec2, u32),
+        ends: &Ends,
         path: &mut Path,
     ) -> bool {
+        let &Ends {
+            start,
+            start_region,
+            goal,
+            goal_region,
+        } = ends;
         let Some(h) = mesh.data.hierarchy.as_ref() else {
             return false;
         };

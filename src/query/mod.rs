@@ -329,12 +329,7 @@ impl NavQuery {
         };
         if self.use_hierarchy
             && filter.excluded_areas == 0
-            && self.try_hierarchical(
-                mesh,
-                (ends.start, ends.start_region),
-                (ends.goal, ends.goal_region),
-                path,
-            )
+            && self.try_hierarchical(mesh, &ends, path)
         {
             return Ok(());
         }

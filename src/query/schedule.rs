@@ -233,12 +233,7 @@ impl PathScheduler {
     pub fn tick(&mut self, mesh: &NavMesh, budget: u32) -> &[Answer] {
         self.answers.clear();
         self.last_work = 0;
-        let bound = mesh
-            .data
-            .hierarchy
-            .as_ref()
-            .map_or(0, |_| mesh.nav_nodes().len() as u32 + 2);
-        let hierarchy = self.query.use_hierarchy && budget >= bound;
+        let hierarchy = self.query.use_hierarchy && budget >= hierarchy_worst_case(mesh);
         while self.last_work < budget {
             let left = budget - self.last_work;
             let mut flight = match self.in_flight.take() {
@@ -307,15 +302,10 @@ impl PathScheduler {
             return Ok(Slice::Done);
         };
         if hierarchy && request.filter.excluded_areas == 0 && mesh.data.hierarchy.is_some() {
-            if left < mesh.nav_nodes().len() as u32 + 2 {
+            if left < hierarchy_worst_case(mesh) {
                 return Ok(Slice::Wait);
             }
-            if q.try_hierarchical(
-                mesh,
-                (ends.start, ends.start_region),
-                (ends.goal, ends.goal_region),
-                &mut self.path,
-            ) {
+            if q.try_hierarchical(mesh, &ends, &mut self.path) {
                 return Ok(Slice::Done);
             }
         }
@@ -353,4 +343,14 @@ impl PathScheduler {
             Slice::Pending(*ends)
         })
     }
+}
+
+/// Expansions a hierarchical attempt can make at most: the L2 A* never
+/// reopens a node, so one per nav node and for both ends (0 without a
+/// hierarchy).
+fn hierarchy_worst_case(mesh: &NavMesh) -> u32 {
+    mesh.data
+        .hierarchy
+        .as_ref()
+        .map_or(0, |_| mesh.nav_nodes().len() as u32 + 2)
 }
