@@ -10,6 +10,7 @@
 
 pub mod bake;
 mod error;
+mod fxmap;
 pub mod geometry;
 mod io;
 mod level;

@@ -24,7 +24,7 @@ use crate::mesh::hierarchy::{
 };
 use crate::mesh::{NavMesh, Tables};
 use crate::search::{
-    astar, Funnel, NavGraph, PortalGraph, SearchContext, SearchGraph, SearchOutcome, LEG,
+    astar, Between, NavGraph, PortalSearch, SearchContext, SearchGraph, SearchOutcome, LEG,
 };
 
 /// Builds the hierarchy of a baked mesh, or `None` when it would cost more
@@ -545,8 +545,8 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
         .filter(|&n| matches!(h.nodes[n as usize].kind, NavPointKind::Designer { .. }))
         .take(MAX_DESIGNER_PAIRS_OF)
         .collect();
-    let mut ctx = SearchContext::new();
-    let mut path = Vec::new();
+    let mut search = PortalSearch::default();
+    let (mut nodes, mut crossings) = (Vec::new(), Vec::new());
     // both directions: the search is not symmetric, and a query from b to a
     // must get exactly what the flat search from b to a gets
     for &a in &designers {
@@ -556,29 +556,21 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
             if t.region_component[ra as usize] != t.region_component[rb as usize] {
                 continue;
             }
-            let graph = PortalGraph {
-                tables: t,
-                start_region: ra,
-                goal_region: rb,
-                goal: nb.at,
-                excluded_areas: 0,
-                heuristic_scale: t.min_cost,
-            };
             if ra == rb {
                 let cost = na.at.distance(nb.at) * t.region_cost[ra as usize];
                 push_corridor(h, [a, b], [ra, rb], u32::MAX, cost, &[]);
                 continue;
             }
-            let start = [(graph.start_node(), 0.0, Funnel::start(na.at))];
-            if let SearchOutcome::Found(goal) = astar(&graph, &mut ctx, &start, u32::MAX) {
-                ctx.path_to(goal, &mut path);
-                let cost = ctx.cost(goal).unwrap_or(f32::INFINITY);
-                let crossings: Vec<u32> = path
-                    .iter()
-                    .copied()
-                    .filter(|&x| x < graph.start_node())
-                    .map(|x| graph.crossing_of(x))
-                    .collect();
+            let between = Between {
+                start: na.at,
+                start_region: ra,
+                goal: nb.at,
+                goal_region: rb,
+                excluded_areas: 0,
+            };
+            if let SearchOutcome::Found(goal) = search.run(t, &between, u32::MAX, false) {
+                search.crossings(goal, &mut nodes, &mut crossings);
+                let cost = search.cost(goal).unwrap_or(f32::INFINITY);
                 push_corridor(h, [a, b], [ra, rb], u32::MAX, cost, &crossings);
             }
         }

@@ -6,7 +6,6 @@
 //!       -> convex merge (Hertel–Mehlhorn) -> portals -> components -> NavMesh
 //! ```
 
-mod fxmap;
 mod hierarchy;
 mod merge;
 mod outline;
@@ -24,9 +23,9 @@ pub use tiles::{Edit, ObstacleId, TileCache, MAX_TILES};
 pub use triangulate::TriangleSoup;
 
 use crate::error::BakeError;
+use crate::fxmap::FxHashMap;
 use crate::level::Level;
 use crate::mesh::{AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId};
-use fxmap::FxHashMap;
 
 /// How to bake a level.
 #[derive(Debug, Clone, PartialEq)]

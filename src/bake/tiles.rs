@@ -24,11 +24,11 @@
 use glam::{DVec2, Vec2};
 use slotmap::SlotMap;
 
-use super::fxmap::FxHashMap;
 use super::merge::{self, MergedPolygon};
 use super::outline::{as_points, counter_clockwise, Contours, Grid};
 use super::{assemble, finish, triangulate, BakeConfig};
 use crate::error::{BakeError, EditError};
+use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
 use crate::mesh::{AreaKind, NavMesh};
 

@@ -4,7 +4,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::hash::BuildHasherDefault;
 
-use super::fxmap::FxHasher;
+use crate::fxmap::FxHasher;
 
 use glam::{DVec2, Vec2};
 use spade::handles::FixedVertexHandle;

@@ -25,7 +25,7 @@
 
 use glam::Vec2;
 
-use super::{clearly_not_edge_on, edge_on_point, l1, narrow_edge_on, orient};
+use super::{clearly_not_edge_on, edge_on_point, l1, orient};
 
 /// Writes to `out` the taut path from `start` to `goal` through `portals`
 /// (`[left, right]` as seen travelling along the corridor). `out` is cleared first.
@@ -122,37 +122,48 @@ fn push_point(out: &mut Vec<Vec2>, p: Vec2) {
     }
 }
 
-/// Corners one side of a [`Deque`] can hold, at most `N`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Chain<const N: usize> {
-    len: u8,
-    points: [Vec2; N],
+/// Storage for the chains of many [`Deque`]s: runs of corners in one
+/// growing list. Runs are never written over, so a funnel copied into a
+/// search state keeps its chains while its copies narrow theirs: a run
+/// ending at the end of the list grows in place, any other is copied there
+/// first. Cleared between searches.
+#[derive(Debug, Clone, Default)]
+pub struct Corners {
+    points: Vec<Vec2>,
 }
 
-impl<const N: usize> Default for Chain<N> {
-    fn default() -> Self {
-        Chain {
-            len: 0,
-            points: [Vec2::ZERO; N],
-        }
+impl Corners {
+    /// Forgets every run (the funnels using them must go too).
+    pub fn clear(&mut self) {
+        self.points.clear();
     }
 }
 
-impl<const N: usize> Chain<N> {
+/// The corners of one side of a [`Deque`]: `points[start..start + len]` of
+/// a [`Corners`], nearest the apex first.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Chain {
+    start: u32,
+    len: u32,
+}
+
+impl Chain {
     #[inline]
-    fn points(&self) -> &[Vec2] {
-        &self.points[..self.len as usize]
+    fn points(self, corners: &Corners) -> &[Vec2] {
+        &corners.points[self.start as usize..(self.start + self.len) as usize]
     }
 
-    /// Appends a corner at the portal end; a full chain first forgets its
-    /// corner nearest the apex, which can only shorten lengths measured
-    /// through it.
+    /// Appends a corner at the portal end.
     #[inline]
-    fn push(&mut self, p: Vec2) {
-        if self.len as usize == N {
-            self.drop_front(1);
+    fn push(&mut self, corners: &mut Corners, p: Vec2) {
+        let end = (self.start + self.len) as usize;
+        if end != corners.points.len() {
+            // another funnel may own what follows: grow a copy at the end
+            let start = corners.points.len();
+            corners.points.extend_from_within(self.start as usize..end);
+            self.start = start as u32;
         }
-        self.points[self.len as usize] = p;
+        corners.points.push(p);
         self.len += 1;
     }
 
@@ -163,9 +174,9 @@ impl<const N: usize> Chain<N> {
 
     /// Drops the `k` corners nearest the apex (the apex moved over them).
     #[inline]
-    fn drop_front(&mut self, k: usize) {
-        self.points.copy_within(k..self.len as usize, 0);
-        self.len -= k as u8;
+    fn drop_front(&mut self, k: u32) {
+        self.start += k;
+        self.len -= k;
     }
 
     #[inline]
@@ -211,25 +222,20 @@ impl Side {
 
 /// A funnel: the apex (the last corner every path along the corridor so far
 /// must wrap) and the taut chains from it to both ends of the last portal
-/// added (an empty chain means that end is the apex), each of at most `N`
-/// corners. `Copy`, so it can ride in a search payload.
+/// added (an empty chain means that end is the apex), of any length. The
+/// chains live in a [`Corners`] passed to every call; the funnel itself is
+/// small and `Copy`, so it can ride in a search payload.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Deque<const N: usize> {
+pub struct Deque {
     apex: Vec2,
-    left: Chain<N>,
-    right: Chain<N>,
+    left: Chain,
+    right: Chain,
 }
 
-impl<const N: usize> Deque<N> {
+impl Deque {
     /// A funnel standing at `apex`, before any portal.
     #[must_use]
     pub fn new(apex: Vec2) -> Self {
-        const {
-            assert!(
-                N >= 1 && N <= u8::MAX as usize,
-                "chains hold 1 to 255 corners"
-            )
-        };
         Deque {
             apex,
             left: Chain::default(),
@@ -244,24 +250,35 @@ impl<const N: usize> Deque<N> {
         self.apex
     }
 
+    /// True when the funnel has closed on its apex: both ends of the last
+    /// portal added are the apex.
+    #[inline]
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.left.len == 0 && self.right.len == 0
+    }
+
     /// The two ends of the last portal added, `[left, right]`, as narrowed
     /// by the funnel.
     #[inline]
     #[must_use]
-    pub fn ends(&self) -> [Vec2; 2] {
-        [self.end(Side::Left), self.end(Side::Right)]
+    pub fn ends(&self, corners: &Corners) -> [Vec2; 2] {
+        [
+            self.end(Side::Left, corners),
+            self.end(Side::Right, corners),
+        ]
     }
 
     #[inline]
-    fn chain(&self, side: Side) -> &Chain<N> {
+    fn chain(&self, side: Side) -> Chain {
         match side {
-            Side::Left => &self.left,
-            Side::Right => &self.right,
+            Side::Left => self.left,
+            Side::Right => self.right,
         }
     }
 
     #[inline]
-    fn chain_mut(&mut self, side: Side) -> &mut Chain<N> {
+    fn chain_mut(&mut self, side: Side) -> &mut Chain {
         match side {
             Side::Left => &mut self.left,
             Side::Right => &mut self.right,
@@ -269,9 +286,9 @@ impl<const N: usize> Deque<N> {
     }
 
     #[inline]
-    fn end(&self, side: Side) -> Vec2 {
+    fn end(&self, side: Side, corners: &Corners) -> Vec2 {
         self.chain(side)
-            .points()
+            .points(corners)
             .last()
             .copied()
             .unwrap_or(self.apex)
@@ -279,34 +296,51 @@ impl<const N: usize> Deque<N> {
 
     /// Narrows the funnel by the portal `[left, right]` (as seen crossing
     /// it), calling `corner(c)` for each corner the apex moves over, in order.
-    /// A portal seen edge-on is narrowed first ([`narrow_edge_on`]).
+    /// A portal the apex sees edge-on is narrowed first to the point the
+    /// path must pass through.
     ///
     /// When the apex moves, the portal is looked at again from the new apex:
     /// seen edge-on from there, the path must pass through its nearer end
     /// (or the apex lies on it), and the funnel collapses to that point.
     #[inline]
-    pub fn add(&mut self, portal: [Vec2; 2], mut corner: impl FnMut(Vec2)) {
-        let [l, r] = narrow_edge_on(self.apex, portal);
+    pub fn add(&mut self, corners: &mut Corners, portal: [Vec2; 2], mut corner: impl FnMut(Vec2)) {
+        let [l, r] = match self.edge_on(corners, portal) {
+            Some(p) => [p, p],
+            None => portal,
+        };
         let apex = self.apex;
-        self.narrow(Side::Right, r, &mut corner);
-        if self.apex != apex && self.collapse_edge_on(portal, &mut corner) {
+        self.narrow(corners, Side::Right, r, &mut corner);
+        if self.apex != apex && self.collapse_edge_on(corners, portal, &mut corner) {
             return;
         }
         let apex = self.apex;
-        self.narrow(Side::Left, l, &mut corner);
+        self.narrow(corners, Side::Left, l, &mut corner);
         if self.apex != apex {
-            self.collapse_edge_on(portal, &mut corner);
+            self.collapse_edge_on(corners, portal, &mut corner);
         }
     }
 
-    /// If `portal` is seen edge-on from the apex, moves the apex to the point
-    /// the path must pass through and empties both chains.
+    /// The point the path must pass through when the apex sees `portal`
+    /// edge-on ([`edge_on_point`]). A portal on a line through the apex but
+    /// hidden from it behind a chain's corner is not seen edge-on: the path
+    /// reaches it round that corner, and the chains narrow it as any other.
     #[inline]
-    fn collapse_edge_on(&mut self, portal: [Vec2; 2], corner: &mut impl FnMut(Vec2)) -> bool {
-        let [p, q] = narrow_edge_on(self.apex, portal);
-        if p != q {
+    fn edge_on(&self, corners: &Corners, portal: [Vec2; 2]) -> Option<Vec2> {
+        edge_on_point(self.apex, portal).filter(|&p| self.taut_to(corners, p, |_| {}) == self.apex)
+    }
+
+    /// If the apex sees `portal` edge-on, moves the apex to the point the
+    /// path must pass through and empties both chains.
+    #[inline]
+    fn collapse_edge_on(
+        &mut self,
+        corners: &Corners,
+        portal: [Vec2; 2],
+        corner: &mut impl FnMut(Vec2),
+    ) -> bool {
+        let Some(p) = self.edge_on(corners, portal) else {
             return false;
-        }
+        };
         self.left.clear();
         self.right.clear();
         if p != self.apex {
@@ -320,12 +354,18 @@ impl<const N: usize> Deque<N> {
     /// across the other side's chain, the corners of that chain it passes
     /// become certain: the apex moves over them.
     #[inline(always)]
-    fn narrow(&mut self, side: Side, p: Vec2, corner: &mut impl FnMut(Vec2)) {
+    fn narrow(
+        &mut self,
+        corners: &mut Corners,
+        side: Side,
+        p: Vec2,
+        corner: &mut impl FnMut(Vec2),
+    ) {
         let apex = self.apex;
         // drop the corners `p` is seen past from the corner before them
         let chain = self.chain_mut(side);
         loop {
-            let points = chain.points();
+            let points = chain.points(corners);
             let Some(&last) = points.last() else { break };
             let base = if points.len() >= 2 {
                 points[points.len() - 2]
@@ -337,10 +377,10 @@ impl<const N: usize> Deque<N> {
             }
             chain.pop();
         }
-        if chain.points().is_empty() && p != apex {
+        if chain.len == 0 && p != apex {
             // seen from the apex: has it crossed the other side?
             let other = side.other();
-            let theirs = self.chain(other).points();
+            let theirs = self.chain(other).points(corners);
             let (mut moved, mut to) = (0, apex);
             while moved < theirs.len() && other.outward(to, theirs[moved], p) >= 0.0 {
                 to = theirs[moved];
@@ -349,11 +389,11 @@ impl<const N: usize> Deque<N> {
             }
             if moved > 0 {
                 self.apex = to;
-                self.chain_mut(other).drop_front(moved);
+                self.chain_mut(other).drop_front(moved as u32);
             }
         }
         if self.apex != p {
-            self.chain_mut(side).push(p);
+            self.chain_mut(side).push(corners, p);
         }
     }
 
@@ -362,9 +402,9 @@ impl<const N: usize> Deque<N> {
     /// wraps, in order, and returns the last one (the apex if none). Turns
     /// within rounding do not count: `p` may be a computed point.
     #[inline]
-    pub fn taut_to(&self, p: Vec2, mut corner: impl FnMut(Vec2)) -> Vec2 {
+    pub fn taut_to(&self, corners: &Corners, p: Vec2, mut corner: impl FnMut(Vec2)) -> Vec2 {
         for side in [Side::Left, Side::Right] {
-            let chain = self.chain(side).points();
+            let chain = self.chain(side).points(corners);
             if chain
                 .first()
                 .is_some_and(|&c| side.clearly_outward(self.apex, c, p))
@@ -477,17 +517,12 @@ mod tests {
     use super::*;
     use glam::vec2;
 
-    /// A full chain forgets its corner nearest the apex.
+    /// Funnels copied from one another share their corners' storage and
+    /// narrow independently: a corridor bending left round an obstacle of
+    /// radius 1 (left is the inner end of each portal), measured by a copy
+    /// of a funnel taken halfway, while the original is left as it was.
     #[test]
-    fn a_full_chain_drops_its_first_corner() {
-        let mut chain = Chain::<2>::default();
-        for x in 1..=3 {
-            chain.push(vec2(x as f32, 0.));
-        }
-        assert_eq!(chain.points(), &[vec2(2., 0.), vec2(3., 0.)]);
-        // and a funnel whose chains overflow still measures paths, never
-        // longer than the exact ones: a corridor bending left round an
-        // obstacle of radius 1 (left is the inner end of each portal)
+    fn copies_share_storage_and_narrow_independently() {
         let portals: Vec<[Vec2; 2]> = (1..=5)
             .map(|k| {
                 let a = k as f32 * 0.5;
@@ -496,28 +531,68 @@ mod tests {
             })
             .collect();
         let (start, goal) = (vec2(2.0, 0.0), vec2(3.0f32.cos(), 3.0f32.sin()) * 2.0);
-        let exact = funnel_length::<16>(start, goal, &portals);
-        let short = funnel_length::<2>(start, goal, &portals);
-        assert!(
-            short < exact,
-            "the small funnel forgot a corner: {short} vs {exact}"
-        );
+        let mut corners = Corners::default();
+        let mut half = Deque::new(start);
+        let mut points = vec![start];
+        for &p in &portals[..3] {
+            half.add(&mut corners, p, |c| points.push(c));
+        }
+        let seen = |d: &Deque, corners: &Corners| {
+            let mut wraps = Vec::new();
+            d.taut_to(corners, goal, |c| wraps.push(c));
+            (d.ends(corners), wraps)
+        };
+        let before = seen(&half, &corners);
+        let mut copy = half;
+        for &p in &portals[3..] {
+            copy.add(&mut corners, p, |c| points.push(c));
+        }
+        copy.taut_to(&corners, goal, |c| points.push(c));
+        points.push(goal);
+        let length: f32 = points.windows(2).map(|w| w[0].distance(w[1])).sum();
         let path = pulled(start, goal, &portals);
-        let pulled: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
-        assert!((exact - pulled).abs() < 1e-3, "{exact} vs {pulled}");
+        let want: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
+        assert!((length - want).abs() < 1e-3, "{length} vs {want}");
         assert!(path.len() > 4, "the path wraps several corners: {path:?}");
+        assert_eq!(
+            seen(&half, &corners),
+            before,
+            "the copy changed the original"
+        );
     }
 
-    /// Length of the path a funnel with chains of `N` corners measures.
-    fn funnel_length<const N: usize>(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> f32 {
-        let mut deque = Deque::<N>::new(start);
+    /// Length of the path a funnel measures through `portals`.
+    fn funnel_length(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> f32 {
+        let mut corners = Corners::default();
+        let mut deque = Deque::new(start);
         let mut points = vec![start];
         for &p in portals {
-            deque.add(p, |c| points.push(c));
+            deque.add(&mut corners, p, |c| points.push(c));
         }
-        deque.taut_to(goal, |c| points.push(c));
+        deque.taut_to(&corners, goal, |c| points.push(c));
         points.push(goal);
         points.windows(2).map(|w| w[0].distance(w[1])).sum()
+    }
+
+    /// From den011d: the apex (83, 95) lies on the line of a portal (y = 95)
+    /// that it cannot see, as the corridor first dips under (101, 90) and
+    /// (104, 90). The chains narrow that portal; collapsing it to its end
+    /// nearer the apex, as if seen edge-on, bent the path round (105, 95).
+    #[test]
+    fn a_portal_in_line_with_a_hidden_apex_is_not_seen_edge_on() {
+        let portals = [
+            [vec2(101., 90.), vec2(101., 85.)],
+            [vec2(104., 90.), vec2(104., 88.)],
+            [vec2(105., 95.), vec2(117., 95.)],
+        ];
+        let (start, goal) = (vec2(83., 95.), vec2(110., 100.));
+        let want = testing::shortest_length(start, goal, &portals);
+        let got = funnel_length(start, goal, &portals);
+        assert!((got - want).abs() < 1e-4, "funnel {got} vs {want}");
+        assert_eq!(
+            pulled(start, goal, &portals),
+            vec![start, vec2(101., 90.), vec2(104., 90.), goal]
+        );
     }
 
     fn pulled(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> Vec<Vec2> {

@@ -7,8 +7,8 @@ mod sweep;
 
 #[cfg(test)]
 pub(crate) use funnel::testing;
-pub(crate) use funnel::Deque;
 pub use funnel::{pull, pull_corners, pull_corners_while};
+pub(crate) use funnel::{Corners, Deque};
 
 use glam::{DVec2, Vec2};
 

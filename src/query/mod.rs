@@ -15,7 +15,7 @@ pub use batch::BatchQuery;
 pub use follow::{FollowEvent, PathFollower, Steering};
 pub use schedule::{Answer, PathScheduler, RequestId};
 
-use crate::search::{astar, astar_resume, Funnel, Leg, PortalGraph, SearchContext, SearchOutcome};
+use crate::search::{Between, Leg, PortalSearch, SearchContext, SearchOutcome};
 
 /// Both ends of a query, resolved: points and dense regions.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -160,7 +160,7 @@ pub struct RaycastHit {
 /// so steady-state queries do not allocate.
 #[derive(Debug, Clone)]
 pub struct NavQuery {
-    ctx: SearchContext<Funnel>,
+    flat: PortalSearch,
     nodes: Vec<u32>,
     portals: Vec<[Vec2; 2]>,
     candidates: Vec<u32>,
@@ -213,7 +213,7 @@ impl NavQuery {
     #[must_use]
     pub fn new() -> NavQuery {
         NavQuery {
-            ctx: SearchContext::new(),
+            flat: PortalSearch::default(),
             nodes: Vec::new(),
             portals: Vec::new(),
             candidates: Vec::new(),
@@ -250,8 +250,8 @@ impl NavQuery {
         self
     }
 
-    /// Sets the most nodes one search may expand (>= 1): portal-crossing
-    /// states in the flat search (up to 4 per crossing), nav nodes in L2.
+    /// Sets the most nodes one search may expand (>= 1): funnels (states
+    /// at portal crossings) in the flat search, nav nodes in L2.
     pub fn set_max_expansions(&mut self, budget: u32) -> &mut Self {
         self.max_expansions = budget.max(1);
         self
@@ -390,28 +390,17 @@ impl NavQuery {
         resume: bool,
         budget: u32,
     ) -> Result<bool, QueryError> {
-        let t = &mesh.tables;
-        let graph = PortalGraph {
-            tables: t,
+        let between = Between {
+            start: ends.start,
             start_region: ends.start_region,
-            goal_region: ends.goal_region,
             goal: ends.goal,
+            goal_region: ends.goal_region,
             excluded_areas: filter.excluded_areas,
-            heuristic_scale: t.min_cost,
         };
         let budget = budget.min(self.max_expansions);
-        let before = if resume { self.ctx.expansions() } else { 0 };
-        let outcome = if resume {
-            astar_resume(&graph, &mut self.ctx, budget)
-        } else {
-            astar(
-                &graph,
-                &mut self.ctx,
-                &[(graph.start_node(), 0.0, Funnel::start(ends.start))],
-                budget,
-            )
-        };
-        self.last_expansions += self.ctx.expansions() - before;
+        let before = if resume { self.flat.expansions() } else { 0 };
+        let outcome = self.flat.run(&mesh.tables, &between, budget, resume);
+        self.last_expansions += self.flat.expansions() - before;
         let (end_node, end, status) = match outcome {
             SearchOutcome::Found(node) => (node, ends.goal, PathStatus::Complete),
             SearchOutcome::Exhausted => return Err(QueryError::Unreachable),
@@ -422,18 +411,15 @@ impl NavQuery {
                         budget: self.max_expansions,
                     });
                 }
-                let at = self.ctx.payload(best).map_or(ends.start, |f| f.at);
-                (best, at, PathStatus::Partial)
+                (
+                    best,
+                    self.flat.at(best).unwrap_or(ends.start),
+                    PathStatus::Partial,
+                )
             }
         };
-        self.ctx.path_to(end_node, &mut self.nodes);
-        self.crossings.clear();
-        self.crossings.extend(
-            self.nodes
-                .iter()
-                .filter(|&&n| n < graph.start_node())
-                .map(|&n| graph.crossing_of(n)),
-        );
+        self.flat
+            .crossings(end_node, &mut self.nodes, &mut self.crossings);
         path.level = SearchLevel::Regions;
         self.path_along_crossings(mesh, ends.start_region, ends.start, end, status, path);
         Ok(true)

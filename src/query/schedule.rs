@@ -335,7 +335,7 @@ impl PathScheduler {
     ) -> Result<Slice, QueryError> {
         let q = &mut self.query;
         q.last_expansions = 0;
-        let budget = q.ctx.expansions().saturating_add(left);
+        let budget = q.flat.expansions().saturating_add(left);
         let done = q.run_flat(mesh, ends, filter, &mut self.path, true, budget)?;
         Ok(if done {
             Slice::Done

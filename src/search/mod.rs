@@ -8,12 +8,17 @@
 //!
 //! Nodes may carry a small `Copy` payload, set when the node is reached: the
 //! portal graph stores each state's funnel there.
+//!
+//! A graph may also hand out successors as [`NEW_NODE`]: each such state
+//! becomes a node of its own, numbered after the graph's fixed nodes, so the
+//! same A* runs a tree search (the portal graph's states are never merged;
+//! the graph prunes the dominated ones itself).
 
 mod nav_graph;
 mod portal_graph;
 
 pub(crate) use nav_graph::{Leg, NavGraph, LEG};
-pub(crate) use portal_graph::{Funnel, PortalGraph};
+pub(crate) use portal_graph::{Between, PortalSearch};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,10 +30,12 @@ pub trait SearchGraph {
     /// Data attached to a node when it is reached (e.g. a crossing point).
     type Payload: Copy + Default;
 
-    /// Number of nodes; node ids are `0..node_count()`.
+    /// Number of fixed nodes; their ids are `0..node_count()`. Successors
+    /// visited as [`NEW_NODE`] are numbered from there on.
     fn node_count(&self) -> usize;
 
-    /// Calls `visit(next, step)` for every successor of `node`, where
+    /// Calls `visit(next, step)` for every successor of `node` (`next` is
+    /// [`NEW_NODE`] for a state that is a node of its own), where
     /// `step()` computes the step cost (finite) and the successor's payload.
     /// The search calls `step` only for successors not yet expanded, so a
     /// graph can put costly work there. A step may be negative when the
@@ -83,6 +90,8 @@ pub struct SearchContext<P> {
     expansions: u32,
     /// The expanded node nearest the goal (smallest heuristic), with it.
     best: Option<(f32, u32)>,
+    /// The id the next [`NEW_NODE`] gets.
+    next_node: u32,
 }
 
 /// What the search knows of one node.
@@ -116,6 +125,10 @@ const UNSEEN: Mark = Mark {
 /// Marks the parent of a start node.
 const NO_PARENT: u32 = u32::MAX;
 
+/// A successor that is a node of its own: the search gives it the next free
+/// id (see the module docs).
+pub const NEW_NODE: u32 = u32::MAX;
+
 impl<P: Copy + Default> SearchContext<P> {
     /// An empty context; it grows to the graph on first use.
     #[must_use]
@@ -128,6 +141,7 @@ impl<P: Copy + Default> SearchContext<P> {
             incumbent: f32::INFINITY,
             expansions: 0,
             best: None,
+            next_node: 0,
         }
     }
 
@@ -135,6 +149,7 @@ impl<P: Copy + Default> SearchContext<P> {
         if self.marks.len() < nodes {
             self.marks.resize(nodes, UNSEEN);
         }
+        self.next_node = nodes as u32;
         self.heap.clear();
         self.pool.clear();
         self.expansions = 0;
@@ -155,12 +170,22 @@ impl<P: Copy + Default> SearchContext<P> {
     fn reach<G: SearchGraph<Payload = P>>(
         &mut self,
         graph: &G,
-        node: u32,
+        mut node: u32,
         g: f32,
         parent: u32,
         payload: P,
     ) {
         let h = graph.heuristic(node, payload);
+        if node == NEW_NODE {
+            if g + h >= self.incumbent {
+                return;
+            }
+            node = self.next_node;
+            self.next_node += 1;
+            if self.marks.len() <= node as usize {
+                self.marks.push(UNSEEN);
+            }
+        }
         let m = self.marks[node as usize];
         if m.seen == self.generation && m.f <= g + h {
             return;
@@ -288,10 +313,10 @@ pub fn astar_resume<G: SearchGraph>(
         let g_here = m.g;
         let payload_here = ctx.pool[m.slot as usize];
         graph.expand(node, payload_here, |next, step| {
-            let j = next as usize;
-            let m = ctx.marks[j];
-            if m.seen == generation && m.closed == generation {
-                return;
+            if let Some(m) = ctx.marks.get(next as usize) {
+                if m.seen == generation && m.closed == generation {
+                    return;
+                }
             }
             let (step, payload) = step();
             ctx.reach(graph, next, g_here + step, node, payload);

@@ -7,6 +7,7 @@ mod batch;
 #[cfg(feature = "cli")]
 mod cli;
 mod edits;
+mod exact;
 mod follow;
 mod hierarchy;
 mod hostile;

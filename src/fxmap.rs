@@ -1,4 +1,4 @@
-//! A fast, deterministic hash map for the bake's integer keys (vertex ids and
+//! A fast, deterministic hash map for integer keys (vertex ids and
 //! coordinate bits). SipHash's DoS resistance buys nothing here and costs a
 //! third of the portal-linking time on large maps.
 
