@@ -1,5 +1,7 @@
 //! Times a map's whole scenario list answered one by one on one thread
-//! against one `BatchQuery` call (rayon's threads), hierarchy on.
+//! against one `BatchQuery` call (rayon's threads), hierarchy on; then a
+//! group move: the first 1,000 scenario starts sent to the last scenario's
+//! goal, one by one against one `NavQuery::find_paths_to` call (one thread).
 //!
 //! `cargo run --release --example batch_cost -- data/maps/Aurora.map`
 use std::time::Instant;
@@ -40,5 +42,29 @@ fn main() {
         batched[3],
         rayon::current_num_threads(),
         alone[3] / batched[3]
+    );
+
+    let goal = scen.last().expect("a scenario").goal_point();
+    let starts: Vec<_> = scen.iter().take(1000).map(|s| s.start_point()).collect();
+    let (mut alone, mut group) = (Vec::new(), Vec::new());
+    for _ in 0..7 {
+        let t = Instant::now();
+        for &a in &starts {
+            let _ = query.find_path_into(&mesh, a, goal, &filter, &mut path);
+        }
+        alone.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        let paths = query.find_paths_to(&mesh, &starts, goal, &filter);
+        group.push(t.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(paths.len(), starts.len());
+    }
+    alone.sort_by(f64::total_cmp);
+    group.sort_by(f64::total_cmp);
+    println!(
+        "{map}: {} units to one goal, one by one {:.1} ms, group move {:.1} ms ({:.2}x), median of 7",
+        starts.len(),
+        alone[3],
+        group[3],
+        alone[3] / group[3]
     );
 }

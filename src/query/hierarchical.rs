@@ -56,15 +56,20 @@ impl NavQuery {
         let routed = if h.l2_table.is_empty() {
             // every leg is pulled taut here: the search dominates the time
             let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
-            for (legs, end) in [
-                (&mut self.start_legs, (start, start_region)),
-                (&mut self.goal_legs, (goal, goal_region)),
-            ] {
-                for k in 0..legs.len() {
-                    let cost = pulled_leg_cost(mesh, h, legs, k, end, (scratch.0, scratch.1));
-                    legs[k].cost = cost;
-                }
-            }
+            pull_all(
+                mesh,
+                h,
+                &mut self.start_legs,
+                (start, start_region),
+                (scratch.0, scratch.1),
+            );
+            pull_all(
+                mesh,
+                h,
+                &mut self.goal_legs,
+                (goal, goal_region),
+                (scratch.0, scratch.1),
+            );
             self.l2_route_by_search(mesh, h, (start, cs), goal)
         } else {
             self.l2_route_from_table(mesh, h, (start, start_region), (goal, goal_region))
@@ -238,7 +243,7 @@ impl NavQuery {
     /// up (a damaged leg table can make it so; the checks on load rule out
     /// the rest): the caller then answers with the flat search rather than a
     /// broken path.
-    fn stitch(
+    pub(super) fn stitch(
         &mut self,
         mesh: &NavMesh,
         h: &HierarchyData,
@@ -301,7 +306,7 @@ impl NavQuery {
 /// The live legs between `p` (in dense region `region`) and every nav node of
 /// its cluster: straight to each point of the cluster's midpoint graph on the
 /// region's boundary (or in it), then along the cluster's leg table.
-fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<Leg>) {
+pub(super) fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<Leg>) {
     let t = &mesh.tables;
     out.clear();
     let c = h.region_cluster[region as usize];
@@ -478,6 +483,19 @@ fn pulled_leg_cost(
     match mesh.tables.pulled_cost((p, region), to, crossings, ends) {
         Some(pulled) => leg.cost.min(pulled),
         None => leg.cost,
+    }
+}
+
+/// Pulls every one of `legs` taut ([`pulled_leg_cost`]) from `end`.
+pub(super) fn pull_all(
+    mesh: &NavMesh,
+    h: &HierarchyData,
+    legs: &mut [Leg],
+    end: (Vec2, u32),
+    (crossings, ends): (&mut Vec<u32>, &mut Vec<[Vec2; 2]>),
+) {
+    for k in 0..legs.len() {
+        legs[k].cost = pulled_leg_cost(mesh, h, legs, k, end, (crossings, ends));
     }
 }
 

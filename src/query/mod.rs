@@ -8,6 +8,7 @@ use crate::geometry::{self, Aabb};
 use crate::mesh::{NavMesh, RegionId};
 mod batch;
 mod follow;
+mod group;
 mod hierarchical;
 mod schedule;
 
@@ -173,6 +174,10 @@ pub struct NavQuery {
     use_hierarchy: bool,
     /// L2 search scratch: payload is the corridor a nav node was reached by.
     l2: SearchContext<u32>,
+    /// A group move's search from its goal over the nav nodes, and the
+    /// goal's legs.
+    group: SearchContext<u32>,
+    group_legs: Vec<Leg>,
     l2_nodes: Vec<u32>,
     /// The L2 route: nav nodes from the first to the last, each with the
     /// corridor it is reached by (the first by its leg).
@@ -223,6 +228,8 @@ impl NavQuery {
             max_expansions: DEFAULT_MAX_EXPANSIONS,
             use_hierarchy: true,
             l2: SearchContext::new(),
+            group: SearchContext::new(),
+            group_legs: Vec::new(),
             l2_nodes: Vec::new(),
             l2_route: Vec::new(),
             start_legs: Vec::new(),

@@ -9,6 +9,7 @@ mod cli;
 mod edits;
 mod exact;
 mod follow;
+mod group;
 mod hierarchy;
 mod hostile;
 mod levels;
