@@ -4,8 +4,9 @@
 use glam::Vec2;
 
 use super::hierarchical::{legs, pull_all};
-use super::{NavQuery, Path, PathStatus, QueryFilter, SearchLevel};
+use super::{Ends, NavQuery, Path, PathStatus, QueryFilter, SearchLevel};
 use crate::error::QueryError;
+use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::NavMesh;
 use crate::search::{astar, NavGraph, LEG};
 
@@ -66,13 +67,13 @@ impl NavQuery {
         for (i, &s) in starts.iter().enumerate() {
             // a unit on the same point as the one before shares its answer
             // (units standing on one point are usually listed together)
-            if i > 0 && starts[i - 1] == s && s.is_finite() {
+            if i > 0 && starts[i - 1] == s {
                 out.push(out[i - 1].clone());
                 continue;
             }
-            let answer = match shared {
-                Some(g) => self.group_path(mesh, s, goal, g, filter),
-                None => self.find_path(mesh, s, goal, filter),
+            let answer = match (shared, mesh.data.hierarchy.as_ref()) {
+                (Some(g), Some(h)) => self.group_path(mesh, h, s, goal, g, filter),
+                _ => self.find_path(mesh, s, goal, filter),
             };
             out.push(answer);
         }
@@ -137,6 +138,7 @@ impl NavQuery {
     fn group_path(
         &mut self,
         mesh: &NavMesh,
+        h: &HierarchyData,
         start: Vec2,
         goal: Vec2,
         g: GroupGoal,
@@ -146,58 +148,48 @@ impl NavQuery {
         let Some(ends) = self.prepare(mesh, start, goal, filter, &mut path)? else {
             return Ok(path);
         };
-        let Some(h) = mesh.data.hierarchy.as_ref() else {
-            return self.find_path(mesh, start, goal, filter);
-        };
         let cs = h.region_cluster[ends.start_region as usize];
-        if ends.goal_region != g.region || cs == g.cluster || h.neighbours(cs, g.cluster) {
-            return self.find_path(mesh, start, goal, filter);
+        if cs == g.cluster || h.neighbours(cs, g.cluster) || !self.group_route(mesh, h, &ends) {
+            self.answer(mesh, &ends, filter, &mut path)?;
+            return Ok(path);
         }
+        self.goal_legs.clone_from(&self.group_legs);
+        if !self.stitch(mesh, h, ends.start_region, g.region) {
+            self.answer(mesh, &ends, filter, &mut path)?;
+            return Ok(path);
+        }
+        let (start, region) = (ends.start, ends.start_region);
+        self.path_along_crossings(mesh, region, start, g.at, PathStatus::Complete, &mut path);
+        path.level = SearchLevel::NavPoints;
+        Ok(path)
+    }
+
+    /// The unit's L2 route into `self.l2_route` (its legs in
+    /// `self.start_legs`): the cheapest leg + distance from its nav node to
+    /// the goal, then the goal's search tree walked from that node back to
+    /// the goal, each step along the corridor its node was reached by.
+    /// False when no leg reaches a settled nav node.
+    fn group_route(&mut self, mesh: &NavMesh, h: &HierarchyData, ends: &Ends) -> bool {
         legs(mesh, h, ends.start_region, ends.start, &mut self.start_legs);
         let end = (ends.start, ends.start_region);
-        pull_all(
-            mesh,
-            h,
-            &mut self.start_legs,
-            end,
-            (&mut self.leg_buffer, &mut self.leg_ends),
-        );
-        // the cheapest leg + distance from its nav node to the goal
+        let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
+        pull_all(mesh, h, &mut self.start_legs, end, scratch);
         let first = self
             .start_legs
             .iter()
             .filter_map(|l| Some((l.cost + self.group.cost(l.node)?, l.node)))
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let Some((_, first)) = first else {
-            return self.find_path(mesh, start, goal, filter);
+            return false;
         };
-        // walk the goal's search tree from the unit's first nav node back to
-        // the goal: each step goes along the corridor its node was reached by
-        let origin = h.nodes.len() as u32;
+        // from the goal's search start to `first`, then turned round
+        self.group.path_to(first, &mut self.l2_nodes);
         self.l2_route.clear();
         self.l2_route.push((first, LEG));
-        let mut node = first;
-        while let Some(next) = self.group.parent(node).filter(|&p| p != origin) {
-            let via = self.group.payload(node).unwrap_or(LEG);
-            self.l2_route.push((next, via));
-            node = next;
-            if self.l2_route.len() > h.nodes.len() {
-                return self.find_path(mesh, start, goal, filter);
-            }
+        for w in self.l2_nodes[1..].windows(2).rev() {
+            let via = self.group.payload(w[1]).unwrap_or(LEG);
+            self.l2_route.push((w[0], via));
         }
-        self.goal_legs.clone_from(&self.group_legs);
-        if !self.stitch(mesh, h, ends.start_region, g.region) {
-            return self.find_path(mesh, start, goal, filter);
-        }
-        self.path_along_crossings(
-            mesh,
-            ends.start_region,
-            ends.start,
-            g.at,
-            PathStatus::Complete,
-            &mut path,
-        );
-        path.level = SearchLevel::NavPoints;
-        Ok(path)
+        true
     }
 }

@@ -61,15 +61,10 @@ impl NavQuery {
                 h,
                 &mut self.start_legs,
                 (start, start_region),
-                (scratch.0, scratch.1),
+                scratch,
             );
-            pull_all(
-                mesh,
-                h,
-                &mut self.goal_legs,
-                (goal, goal_region),
-                (scratch.0, scratch.1),
-            );
+            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
+            pull_all(mesh, h, &mut self.goal_legs, (goal, goal_region), scratch);
             self.l2_route_by_search(mesh, h, (start, cs), goal)
         } else {
             self.l2_route_from_table(mesh, h, (start, start_region), (goal, goal_region))

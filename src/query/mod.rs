@@ -334,13 +334,25 @@ impl NavQuery {
         let Some(ends) = self.prepare(mesh, start, goal, filter, path)? else {
             return Ok(());
         };
+        self.answer(mesh, &ends, filter, path)
+    }
+
+    /// What a query does once [`NavQuery::prepare`] has resolved its ends:
+    /// the hierarchy when it serves them, else the flat search.
+    fn answer(
+        &mut self,
+        mesh: &NavMesh,
+        ends: &Ends,
+        filter: &QueryFilter,
+        path: &mut Path,
+    ) -> Result<(), QueryError> {
         if self.use_hierarchy
             && filter.excluded_areas == 0
-            && self.try_hierarchical(mesh, &ends, path)
+            && self.try_hierarchical(mesh, ends, path)
         {
             return Ok(());
         }
-        self.run_flat(mesh, &ends, filter, path, false, self.max_expansions)?;
+        self.run_flat(mesh, ends, filter, path, false, self.max_expansions)?;
         Ok(())
     }
 
