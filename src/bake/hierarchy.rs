@@ -6,8 +6,8 @@
 //!            cuts fall on narrow ones)
 //!         -> nav nodes (samples of every portal between two clusters, plus
 //!            designer points)
-//!         -> per cluster: Dijkstra over its midpoint graph from each nav node
-//!            (the leg table), then the corridor of every pair of its nav nodes
+//!         -> per cluster: an exact search over it from each nav node (the
+//!            leg table), then the corridor of every pair of its nav nodes
 //!         -> designer pairs: the flat portal search over the whole mesh
 //! ```
 
@@ -15,32 +15,26 @@ use std::time::Instant;
 
 use glam::Vec2;
 
-use crate::error::BakeError;
+use crate::fxmap::FxHashMap;
 use crate::level::NavPoint;
 use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
-    Corridor, HierarchyData, HierarchyStats, L2Hop, LegPoint, NavNode, NavPointKind, LEG_END,
-    MAX_TABLE_NODES,
+    Corridor, HierarchyData, HierarchyStats, L2Hop, LegPoint, NavNode, NavPointKind,
+    MAX_TABLE_NODES, NO_STEP,
 };
 use crate::mesh::{NavMesh, Tables};
-use crate::search::{
-    astar, Between, NavGraph, PortalSearch, SearchContext, SearchGraph, SearchOutcome, LEG,
-};
+use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, LEG};
 
 /// Builds the hierarchy of a baked mesh, or `None` when it would cost more
 /// than its budgets allow (see [`within_budget`]). Designer points off the
 /// mesh are skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the
 /// caller checks).
-///
-/// # Errors
-/// [`BakeError::Config`] when a cluster has more leg points than a leg table
-/// can number (only with very large clusters of many-sided regions).
 pub(crate) fn build(
     mesh: &NavMesh,
     designer: &[NavPoint],
     cluster_size: u32,
     wide_portal: f32,
-) -> Result<Option<HierarchyData>, BakeError> {
+) -> Option<HierarchyData> {
     let started = Instant::now();
     let t = &mesh.tables;
     let (region_cluster, clusters) = partition(t, cluster_size);
@@ -80,7 +74,7 @@ pub(crate) fn build(
         }
     }
     if !within_budget(t, &per_cluster) {
-        return Ok(None);
+        return None;
     }
     let (cluster_start, cluster_nodes) = csr(&per_cluster);
 
@@ -96,18 +90,19 @@ pub(crate) fn build(
         points: Vec::new(),
         leg_start: Vec::new(),
         leg_cost: Vec::new(),
-        leg_next: Vec::new(),
+        leg_route: Vec::new(),
+        leg_steps: Vec::new(),
         landmarks: 0,
         landmark_dist: Vec::new(),
         l2_table: Vec::new(),
         stats: HierarchyStats::default(),
     };
-    build_leg_tables(t, &mut h, wide_portal)?;
+    build_leg_tables(t, &mut h, wide_portal);
     for c in 0..clusters {
         cluster_corridors(t, &mut h, c);
     }
     if h.crossings.len() as u64 > budget(t, CROSSINGS_PER_REGION) {
-        return Ok(None);
+        return None;
     }
     designer_corridors(t, &mut h);
     // the L2 graph as the query sees it, for the searches over all of it
@@ -124,7 +119,7 @@ pub(crate) fn build(
         bytes: postcard::to_allocvec(&h).map_or(0, |b| b.len() as u64),
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
-    Ok(Some(h))
+    Some(h)
 }
 
 /// Corridors the hierarchy may hold per region of the mesh (plus
@@ -133,9 +128,11 @@ const CORRIDORS_PER_REGION: u64 = 16;
 /// Portal crossings all corridors together may hold per region (plus
 /// [`BUDGET_SLACK`]). The Moving AI maps need at most 34.
 const CROSSINGS_PER_REGION: u64 = 256;
-/// Pairs of leg points that share a region, per portal (plus
-/// [`BUDGET_SLACK`]): the edges of the clusters' midpoint graphs, which the
-/// leg tables' searches relax once per nav node.
+/// Pairs of portals that share a region, per portal (plus
+/// [`BUDGET_SLACK`]): an exploration of a cluster for the leg tables can
+/// enter a region through each portal and leave it through each other one,
+/// and measures each of its states to every leg point of the region, once
+/// per nav node.
 const POINT_PAIRS_PER_PORTAL: u64 = 64;
 /// What every budget allows even on the smallest mesh.
 const BUDGET_SLACK: u64 = 1 << 16;
@@ -146,7 +143,7 @@ fn budget(t: &Tables, per_region: u64) -> u64 {
 
 /// Whether the hierarchy of this partition pays for itself: a cluster with
 /// k nav nodes costs k^2 / 2 corridors, and a region with d portals d^2
-/// midpoint-graph edges. A hub region with thousands of neighbours (a comb)
+/// states of each exploration of its cluster. A hub region with thousands of neighbours (a comb)
 /// makes both quadratic; such a mesh is left without a hierarchy, and its
 /// queries use the flat search, whose cost stays linear in the mesh.
 fn within_budget(t: &Tables, per_cluster: &[Vec<u32>]) -> bool {
@@ -181,8 +178,7 @@ fn portal_samples([l, r]: [Vec2; 2], wide: f32) -> impl Iterator<Item = Vec2> {
 }
 
 /// Largest [`crate::BakeConfig::cluster_size`]: clusters grow to twice this
-/// at most, and their leg points (up to three per portal, plus designer
-/// points) must stay under 65,535 for the `u16` leg tables.
+/// at most, and a leg table holds a cluster's leg points times its nav nodes.
 pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
 
 /// Partitions the regions into clusters of about `max` regions by rounds of
@@ -286,74 +282,24 @@ fn csr<T: Copy>(lists: &[Vec<T>]) -> (Vec<u32>, Vec<T>) {
     (start, flat)
 }
 
-/// A cluster's midpoint graph: its points, linked when they touch a common
-/// region of the cluster, at distance times that region's cost.
-struct MidpointGraph<'a> {
-    tables: &'a Tables,
-    points: &'a [LegPoint],
-    /// Local points touching each region of the cluster: CSR over `regions`.
-    region_of: &'a dyn Fn(u32) -> Option<usize>,
-    region_start: &'a [u32],
-    region_points: &'a [u16],
-}
+/// Expansions one exploration of a cluster may make before its leg table
+/// settles for what it found (every entry is still the cost of a real
+/// path): far more than a cluster of `MAX_CLUSTER_SIZE` regions needs.
+const EXPLORE_BUDGET: u32 = 1 << 22;
 
-impl MidpointGraph<'_> {
-    fn regions_of(&self, i: usize) -> [Option<u32>; 2] {
-        let p = &self.points[i];
-        match p.portal {
-            Some(portal) => {
-                let [a, b] = self.tables.portal_regions[portal as usize];
-                let inside = |r: u32| (self.region_of)(r).map(|_| r);
-                [inside(a), inside(b)]
-            }
-            None => [Some(p.region), None],
-        }
-    }
-}
-
-impl SearchGraph for MidpointGraph<'_> {
-    type Payload = ();
-
-    fn node_count(&self) -> usize {
-        self.points.len()
-    }
-
-    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, ()))>(&self, node: u32, _: (), mut visit: F) {
-        let at = self.points[node as usize].at;
-        for r in self.regions_of(node as usize).into_iter().flatten() {
-            let Some(local) = (self.region_of)(r) else {
-                continue;
-            };
-            let rate = self.tables.region_cost[r as usize];
-            let list = &self.region_points
-                [self.region_start[local] as usize..self.region_start[local + 1] as usize];
-            for &q in list {
-                if u32::from(q) != node {
-                    let to = self.points[q as usize].at;
-                    visit(u32::from(q), &|| (at.distance(to) * rate, ()));
-                }
-            }
-        }
-    }
-
-    fn heuristic(&self, _: u32, _: ()) -> f32 {
-        0.0
-    }
-
-    fn is_goal(&self, _: u32) -> bool {
-        false // run to exhaustion: every point gets its distance
-    }
-}
-
-/// Fills the points and leg tables of every cluster.
-fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) -> Result<(), BakeError> {
+/// Fills the points and leg tables of every cluster: for each nav node, one
+/// exact search over its cluster ([`PortalSearch::explore`]) gives the
+/// shortest path inside the cluster to every leg point, and its route.
+fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
     let clusters = h.cluster_start.len() - 1;
     let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
     for (r, &c) in h.region_cluster.iter().enumerate() {
         regions_of_cluster[c as usize].push(r as u32);
     }
     let mut local_region = vec![u32::MAX; h.region_cluster.len()];
-    let mut ctx = SearchContext::<()>::new();
+    let mut search = PortalSearch::default();
+    let mut steps: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+    let (mut best, mut path, mut crossings) = (Vec::new(), Vec::new(), Vec::new());
     h.point_start.push(0);
     for (c, regions) in regions_of_cluster.iter().enumerate() {
         let c = c as u32;
@@ -363,7 +309,7 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) -> Resu
         // points: each portal touching the cluster once (from the cluster's
         // side), then designer points; per region, the points touching it
         let mut points: Vec<LegPoint> = Vec::new();
-        let mut touching: Vec<Vec<u16>> = vec![Vec::new(); regions.len()];
+        let mut touching: Vec<Vec<u32>> = vec![Vec::new(); regions.len()];
         for &r in regions {
             for &p in t.portals_of(r) {
                 let [a, b] = t.portal_regions[p as usize];
@@ -373,7 +319,7 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) -> Resu
                     continue; // added from the other side already
                 }
                 for at in portal_samples(t.portal_ends[p as usize], wide_portal) {
-                    let i = points.len() as u16;
+                    let i = points.len() as u32;
                     points.push(LegPoint {
                         at,
                         portal: Some(p),
@@ -389,7 +335,7 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) -> Resu
         for &n in h.nodes_of(c) {
             let node = &h.nodes[n as usize];
             if let NavPointKind::Designer { .. } = node.kind {
-                let i = points.len() as u16;
+                let i = points.len() as u32;
                 points.push(LegPoint {
                     at: node.at,
                     portal: None,
@@ -398,75 +344,49 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) -> Resu
                 touching[local_region[node.regions[0] as usize] as usize].push(i);
             }
         }
-        if points.len() >= usize::from(LEG_END) {
-            return Err(BakeError::Config {
-                field: "cluster_size",
-                reason: format!(
-                    "cluster {c} has {} leg points, more than a leg table can number; bake with a smaller cluster_size",
-                    points.len()
-                ),
-            });
-        }
-        let (region_start, region_points) = csr(&touching);
-        let region_of =
-            |r: u32| (h.region_cluster[r as usize] == c).then(|| local_region[r as usize] as usize);
-        let graph = MidpointGraph {
-            tables: t,
-            points: &points,
-            region_of: &region_of,
-            region_start: &region_start,
-            region_points: &region_points,
-        };
-        // one Dijkstra per nav node of the cluster, from its point
         let nodes = h.nodes_of(c).to_vec();
         let base = h.leg_cost.len();
         h.leg_start.push(base as u32);
         h.leg_cost
             .resize(base + points.len() * nodes.len(), f32::INFINITY);
-        h.leg_next
-            .resize(base + points.len() * nodes.len(), LEG_END);
+        h.leg_route
+            .resize(base + points.len() * nodes.len(), NO_STEP);
         for (k, &n) in nodes.iter().enumerate() {
-            let src = point_of_node(&points, &h.nodes[n as usize], c);
-            astar(&graph, &mut ctx, &[(src as u32, 0.0, ())], u32::MAX);
-            for i in 0..points.len() {
-                let at = base + i * nodes.len() + k;
-                if let Some(cost) = ctx.cost(i as u32) {
-                    h.leg_cost[at] = cost;
-                    h.leg_next[at] = ctx.parent(i as u32).map_or(LEG_END, |p| p as u16);
+            let node = &h.nodes[n as usize];
+            let from = node.regions[usize::from(node.clusters[0] != c)];
+            search.explore(t, (node.at, from), (&h.region_cluster, c), EXPLORE_BUDGET);
+            // each point's cost: the least over the states of the regions it touches
+            best.clear();
+            best.resize(points.len(), (f32::INFINITY, u32::MAX));
+            search.for_each_state(t, from, |state, region, cost_to| {
+                for &i in &touching[local_region[region as usize] as usize] {
+                    let cost = cost_to(points[i as usize].at);
+                    if cost < best[i as usize].0 {
+                        best[i as usize] = (cost, state);
+                    }
                 }
+            });
+            // the routes, as one tree of crossings from this nav node
+            steps.clear();
+            for (i, &(cost, state)) in best.iter().enumerate() {
+                if !cost.is_finite() {
+                    continue;
+                }
+                search.crossings(state, &mut path, &mut crossings);
+                let mut step = NO_STEP;
+                for &x in &crossings {
+                    step = *steps.entry((step, x)).or_insert_with(|| {
+                        h.leg_steps.push([step, x]);
+                        (h.leg_steps.len() - 1) as u32
+                    });
+                }
+                let at = base + i * nodes.len() + k;
+                h.leg_cost[at] = cost;
+                h.leg_route[at] = step;
             }
         }
         h.points.extend_from_slice(&points);
         h.point_start.push(h.points.len() as u32);
-        pull_leg_costs(t, h, c);
-    }
-    Ok(())
-}
-
-/// Replaces each leg-table cost by the length of the path pulled taut from
-/// the point to the nav node through the crossings of the table's route
-/// (where the route keeps one cost rate): the midpoint chain overestimates
-/// long routes, and a live leg adds this to a straight line from its start.
-fn pull_leg_costs(t: &Tables, h: &mut HierarchyData, c: u32) {
-    let nodes: Vec<u32> = h.nodes_of(c).to_vec();
-    let points = h.points_of(c).to_vec();
-    let base = h.leg_start[c as usize] as usize;
-    let (mut crossings, mut ends) = (Vec::new(), Vec::new());
-    for (i, p) in points.iter().enumerate() {
-        for (k, &n) in nodes.iter().enumerate() {
-            let at = base + i * nodes.len() + k;
-            if !h.leg_cost[at].is_finite() {
-                continue;
-            }
-            crossings.clear();
-            if h.walk_leg(t, c, i, k, p.region, &mut crossings).is_none() {
-                continue;
-            }
-            let to = h.nodes[n as usize].at;
-            if let Some(pulled) = t.pulled_cost((p.at, p.region), to, &crossings, &mut ends) {
-                h.leg_cost[at] = pulled.min(h.leg_cost[at]);
-            }
-        }
     }
 }
 
@@ -498,7 +418,7 @@ fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
         for b in a + 1..k {
             // the leg table already holds the pulled length from a's point
             // (which stands at nav node a) to nav node b
-            let (cost, _) = h.leg(c, from[a], b);
+            let cost = h.leg(c, from[a], b);
             if !cost.is_finite() {
                 continue;
             }

@@ -249,7 +249,7 @@ fn finish(
             &level.nav_points,
             config.cluster_size,
             config.wide_portal,
-        )?;
+        );
         mesh.set_hierarchy(h);
     }
     mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -19,7 +19,7 @@ use crate::mesh::{MeshData, NavMesh};
 
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.
@@ -203,7 +203,7 @@ mod tests {
         assert!(NavMesh::from_bytes(&good).is_ok());
         type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
         assert!(!h.l2_table.is_empty(), "the all-pairs table is checked too");
-        let breakages: [(&str, Breakage); 15] = [
+        let breakages: [(&str, Breakage); 17] = [
             ("corridor end", |h| h.corridors[0].ends[1] = 9999),
             ("corridor span", |h| h.corridors[0].len += 1_000_000),
             ("crossing", |h| {
@@ -215,14 +215,19 @@ mod tests {
             }),
             ("cluster of a region", |h| h.region_cluster[0] = 9999),
             ("cluster offsets", |h| h.cluster_start[1] = 9999),
-            ("leg table", |h| h.leg_next[0] = 9999),
+            ("leg route", |h| h.leg_route[0] = 999_999),
+            ("leg step after its child", |h| {
+                let last = h.leg_steps.len() as u32 - 1;
+                h.leg_steps[0][0] = last;
+            }),
+            ("leg step crossing", |h| h.leg_steps[0][1] = 999_999),
             ("leg table length", |h| {
                 h.leg_cost.pop();
             }),
-            // regression (hostile-input campaign): the check sliced `leg_next`
-            // by `leg_cost`'s length and panicked
-            ("leg_next one shorter than leg_cost", |h| {
-                h.leg_next.pop();
+            // regression (hostile-input campaign): the check sliced the
+            // table of routes by `leg_cost`'s length and panicked
+            ("leg routes one shorter than leg_cost", |h| {
+                h.leg_route.pop();
             }),
             ("landmarks", |h| h.landmarks += 1),
             ("landmark count", |h| {

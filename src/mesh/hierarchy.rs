@@ -9,12 +9,13 @@
 //! points across the whole mesh. Those corridors are the edges of the L2 graph.
 //!
 //! To connect an arbitrary point to the nav points of its cluster without a
-//! search over regions, each cluster also keeps a *leg table*: for every
-//! point of the cluster's midpoint graph (samples of the cluster's portals and
-//! its designer points) and every nav point of the cluster, the next point on
-//! the cheapest midpoint-to-midpoint route inside the cluster, and the length
-//! of the path pulled taut along that route. A query adds the distance from
-//! its start to the points on its region's boundary and follows the table.
+//! search over regions, each cluster also keeps a *leg table*: for every leg
+//! point of the cluster (samples of the cluster's portals and its designer
+//! points) and every nav point of the cluster, the length of the shortest
+//! path between them inside the cluster and its route, as a step of a tree
+//! of portal crossings grown from the nav point. A query adds the distance
+//! from its start to the points on its region's boundary and follows the
+//! table.
 //! Built by [`crate::bake`], read by [`crate::query`].
 
 use glam::Vec2;
@@ -23,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use super::validate::HierarchyError;
 use super::Tables;
 
-/// Marks the end of a leg-table chain.
-pub(crate) const LEG_END: u16 = u16::MAX;
+/// Marks a leg route without crossings, and the root of a route tree.
+pub(crate) const NO_STEP: u32 = u32::MAX;
 
 /// Most landmarks a hierarchy may carry (the bake uses 16).
 pub(crate) const MAX_LANDMARKS: usize = 64;
@@ -119,17 +120,26 @@ pub(crate) struct HierarchyData {
     pub nodes: Vec<NavNode>,
     pub corridors: Vec<Corridor>,
     pub crossings: Vec<u32>,
-    /// CSR: points of cluster `c`'s midpoint graph are
+    /// CSR: leg points of cluster `c` are
     /// `points[point_start[c]..point_start[c + 1]]`.
     pub point_start: Vec<u32>,
     pub points: Vec<LegPoint>,
-    /// Per cluster: where its leg table starts in `leg_cost` / `leg_next`;
+    /// Per cluster: where its leg table starts in `leg_cost` / `leg_route`;
     /// the entry of local point `i` and the cluster's `k`-th nav node is at
     /// `leg_start[c] + i * node_count(c) + k`.
     pub leg_start: Vec<u32>,
+    /// Length of the shortest path inside the cluster between the point and
+    /// the nav node (infinite if there is none).
     pub leg_cost: Vec<f32>,
-    /// Next local point toward the nav node, or [`LEG_END`] at the node itself.
-    pub leg_next: Vec<u16>,
+    /// The step of `leg_steps` by which that path reaches the point, or
+    /// [`NO_STEP`] if it crosses no portal (the point is on the boundary of
+    /// the nav node's region, or unreachable).
+    pub leg_route: Vec<u32>,
+    /// The routes of the leg tables, as trees grown from each nav node:
+    /// `[parent, crossing]`, the step before (a lower index, or [`NO_STEP`]
+    /// for a first crossing out of the nav node's region) and the crossing
+    /// made, in the direction away from the nav node.
+    pub leg_steps: Vec<[u32; 2]>,
     /// Landmarks for the L2 heuristic (ALT): `landmark_dist[n * landmarks + i]`
     /// is the L2 distance between nav node `n` and landmark `i` (infinite
     /// across components).
@@ -143,7 +153,7 @@ pub(crate) struct HierarchyData {
     pub stats: HierarchyStats,
 }
 
-/// A point of a cluster's midpoint graph.
+/// A leg point: a sample of a portal of the cluster, or a designer point.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct LegPoint {
     pub at: Vec2,
@@ -240,13 +250,10 @@ impl HierarchyData {
                 self.nodes_of(c as u32).len(),
                 self.points_of(c as u32).len(),
             );
-            if m >= usize::from(LEG_END) {
-                return fail("leg tables", format!("cluster {c} has too many leg points"));
-            }
             let start = self.leg_start[c] as usize;
             let end = k.checked_mul(m).and_then(|km| km.checked_add(start));
             if start != table_end
-                || end.is_none_or(|e| e > self.leg_cost.len() || e > self.leg_next.len())
+                || end.is_none_or(|e| e > self.leg_cost.len() || e > self.leg_route.len())
             {
                 return fail(
                     "leg tables",
@@ -254,18 +261,23 @@ impl HierarchyData {
                 );
             }
             table_end = end.unwrap_or(0);
-            if self.leg_next[start..table_end]
-                .iter()
-                .any(|&x| x != LEG_END && usize::from(x) >= m)
-            {
-                return fail(
-                    "leg tables",
-                    format!("leg table of cluster {c} names a missing point"),
-                );
-            }
         }
-        if table_end != self.leg_cost.len() || table_end != self.leg_next.len() {
+        if table_end != self.leg_cost.len() || table_end != self.leg_route.len() {
             return fail("leg tables", "leg tables have stray entries");
+        }
+        let steps = self.leg_steps.len();
+        if self
+            .leg_route
+            .iter()
+            .any(|&s| s != NO_STEP && s as usize >= steps)
+        {
+            return fail("leg tables", "a leg route names a missing step");
+        }
+        // parents come first, so every walk back to a root ends
+        for (i, &[parent, crossing]) in self.leg_steps.iter().enumerate() {
+            if (parent != NO_STEP && parent as usize >= i) || crossing as usize / 2 >= portals {
+                return fail("leg tables", format!("leg step {i} is out of place"));
+            }
         }
         if self.landmarks as usize > n.min(MAX_LANDMARKS)
             || Some(self.landmark_dist.len()) != n.checked_mul(self.landmarks as usize)
@@ -329,18 +341,23 @@ impl HierarchyData {
         &self.cluster_nodes[self.cluster_start[c] as usize..self.cluster_start[c + 1] as usize]
     }
 
-    /// Points of cluster `c`'s midpoint graph.
+    /// Leg points of cluster `c`.
     #[inline]
     pub(crate) fn points_of(&self, c: u32) -> &[LegPoint] {
         let c = c as usize;
         &self.points[self.point_start[c] as usize..self.point_start[c + 1] as usize]
     }
 
-    /// Leg-table entry: cost and next point from local point `i` to the `k`-th nav node of `c`.
+    /// Where the leg-table entry of local point `i` and the `k`-th nav node of `c` is.
     #[inline]
-    pub(crate) fn leg(&self, c: u32, i: usize, k: usize) -> (f32, u16) {
-        let at = self.leg_start[c as usize] as usize + i * self.nodes_of(c).len() + k;
-        (self.leg_cost[at], self.leg_next[at])
+    fn leg_entry(&self, c: u32, i: usize, k: usize) -> usize {
+        self.leg_start[c as usize] as usize + i * self.nodes_of(c).len() + k
+    }
+
+    /// Leg-table cost from local point `i` to the `k`-th nav node of `c`.
+    #[inline]
+    pub(crate) fn leg(&self, c: u32, i: usize, k: usize) -> f32 {
+        self.leg_cost[self.leg_entry(c, i, k)]
     }
 
     /// Crossings of corridor `e`, from `ends[0]` to `ends[1]`.
@@ -351,8 +368,8 @@ impl HierarchyData {
 
     /// Appends to `out` the crossings of the leg-table route from local point
     /// `from` (entered in region `region`) to the `k`-th nav node of cluster `c`,
-    /// and returns the region where it ends; `None` if the table's route does
-    /// not join up (only a damaged file can make it so).
+    /// and returns the region where it ends; `None` if there is no route or
+    /// it does not join up (only a damaged file can make it so).
     pub(crate) fn walk_leg(
         &self,
         t: &Tables,
@@ -362,34 +379,40 @@ impl HierarchyData {
         mut region: u32,
         out: &mut Vec<u32>,
     ) -> Option<u32> {
-        let points = self.points_of(c);
         let target = {
             let node = &self.nodes[self.nodes_of(c)[k] as usize];
             node.regions[usize::from(node.clusters[0] != c)]
         };
-        let touches = |i: usize, r: u32| match points[i].portal {
-            Some(p) => t.portal_regions[p as usize].contains(&r),
-            None => points[i].region == r,
-        };
-        let mut i = from;
-        for _ in 0..=points.len() {
-            let (_, next) = self.leg(c, i, k);
-            let arrived = if next == LEG_END {
-                region == target
-            } else {
-                touches(next as usize, region)
-            };
-            if !arrived {
-                let (crossing, into) = t.crossing_out_of(points[i].portal?, region)?;
-                out.push(crossing);
-                region = into;
-            }
-            if next == LEG_END {
-                return (region == target).then_some(region);
-            }
-            i = next as usize;
+        let entry = self.leg_entry(c, from, k);
+        if !self.leg_cost[entry].is_finite() {
+            return None;
         }
-        None
+        let mut step = self.leg_route[entry];
+        // the region the route reaches the point in; a point on a portal is
+        // on the boundary of the regions of both sides
+        let reached = match self.leg_steps.get(step as usize) {
+            Some(&[_, crossing]) => t.entered(crossing),
+            None => target,
+        };
+        if region != reached {
+            let (crossing, into) = t.crossing_out_of(self.points_of(c)[from].portal?, region)?;
+            if into != reached {
+                return None;
+            }
+            out.push(crossing);
+            region = into;
+        }
+        // the tree's steps lead away from the nav node: walk them back
+        while let Some(&[parent, crossing]) = self.leg_steps.get(step as usize) {
+            if t.entered(crossing) != region {
+                return None;
+            }
+            let back = crossing ^ 1;
+            out.push(back);
+            region = t.entered(back);
+            step = parent;
+        }
+        (region == target).then_some(region)
     }
 
     /// The all-pairs table is empty or `n * n` entries, each arriving by a

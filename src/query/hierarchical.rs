@@ -139,8 +139,9 @@ impl NavQuery {
     /// regions, which can pick the wrong corridor, and pulling every leg
     /// ([`pulled_leg_cost`]) would make the query much slower (see
     /// BENCHMARKS.md). So legs are pulled lazily: until it is pulled, a leg
-    /// counts at an optimistic guess ([`optimistic`]), and the loop pulls the
-    /// legs of the cheapest pair until both of that pair's legs are pulled.
+    /// counts at a lower bound ([`optimistic`]), and the loop pulls the legs
+    /// of the cheapest pair until both of that pair's legs are pulled: the
+    /// pair it ends on is the cheapest with every leg pulled.
     fn l2_route_from_table(
         &mut self,
         mesh: &NavMesh,
@@ -149,23 +150,22 @@ impl NavQuery {
         (goal, goal_region): (Vec2, u32),
     ) -> bool {
         let rate = mesh.tables.min_cost;
-        for (legs, (p, region), guess, pulled) in [
+        for (legs, p, guess, pulled) in [
             (
                 &self.start_legs,
-                (start, start_region),
+                start,
                 &mut self.start_guess,
                 &mut self.start_pulled,
             ),
             (
                 &self.goal_legs,
-                (goal, goal_region),
+                goal,
                 &mut self.goal_guess,
                 &mut self.goal_pulled,
             ),
         ] {
             guess.clear();
-            let c = h.region_cluster[region as usize];
-            guess.extend(legs.iter().map(|l| optimistic(l, p, h, c, rate)));
+            guess.extend(legs.iter().map(|l| optimistic(l, p, h, rate)));
             // a leg estimated at its straight line has nothing to gain
             pulled.clear();
             pulled.extend(legs.iter().zip(guess.iter()).map(|(l, &g)| l.cost <= g));
@@ -299,7 +299,7 @@ impl NavQuery {
 }
 
 /// The live legs between `p` (in dense region `region`) and every nav node of
-/// its cluster: straight to each point of the cluster's midpoint graph on the
+/// its cluster: straight to each leg point of the cluster on the
 /// region's boundary (or in it), then along the cluster's leg table.
 pub(super) fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out: &mut Vec<Leg>) {
     let t = &mesh.tables;
@@ -358,37 +358,13 @@ fn walk_leg(
     h.walk_leg(&mesh.tables, c, from, k, region, out)
 }
 
-/// How much a leg's estimate is assumed to shrink at most when pulled taut,
-/// for choosing which legs to pull ([`optimistic`]). Not a bound: a leg can
-/// shrink more, and then the lazy choice may miss the cheapest pair. Tuned,
-/// not derived: the least margin that kept the scenario suite's octile bound
-/// for hierarchical paths (see BENCHMARKS.md).
-const PULL_GAIN: f32 = 0.10;
-
-/// What a leg not yet pulled taut counts as when choosing the L2 route: its
-/// estimate less [`PULL_GAIN`], but never less than the straight line (times
-/// the cheapest rate).
-fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, c: u32, rate: f32) -> f32 {
-    let first_hop_squared = p.distance_squared(h.points_of(c)[leg.first_point as usize].at);
-    if first_hop_squared <= SHORT_HOP * SHORT_HOP {
-        return leg.cost;
-    }
-    let straight = p.distance(h.nodes[leg.node as usize].at) * rate;
-    if leg.cost <= straight * (1.0 + STRAIGHT_ENOUGH) {
-        return leg.cost;
-    }
-    (leg.cost * (1.0 - PULL_GAIN)).max(straight).min(leg.cost)
+/// What a leg not yet pulled taut counts as when choosing the L2 route: a
+/// lower bound on what pulling can give, the straight line to its nav node
+/// at the cheapest rate. So the lazy choice is the one pulling every leg
+/// would make.
+fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
+    (p.distance(h.nodes[leg.node as usize].at) * rate).min(leg.cost)
 }
-
-/// A leg estimated within this fraction of its straight line is taken as
-/// it is: pulling it could gain little.
-const STRAIGHT_ENOUGH: f32 = 0.01;
-
-/// A leg whose first straight hop (to a point on its region's boundary) is
-/// at most this long, world units, is taken as it is: its detour at that
-/// point is small. Tuned, not derived: the longer thresholds tried let the
-/// scenario suite's octile bound fail (see BENCHMARKS.md).
-const SHORT_HOP: f32 = 16.0;
 
 /// Which end of the query a leg belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

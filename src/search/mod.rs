@@ -213,6 +213,13 @@ impl<P: Copy + Default> SearchContext<P> {
         }));
     }
 
+    /// Ids the last search has handed out: the graph's own nodes, then
+    /// the [`NEW_NODE`] successors it numbered.
+    #[must_use]
+    pub fn node_count(&self) -> u32 {
+        self.next_node
+    }
+
     /// Nodes expanded by the last search.
     #[must_use]
     pub fn expansions(&self) -> u32 {
@@ -237,15 +244,6 @@ impl<P: Copy + Default> SearchContext<P> {
     #[must_use]
     pub fn payload(&self, node: u32) -> Option<P> {
         self.mark(node).map(|m| self.pool[m.slot as usize])
-    }
-
-    /// The node `node` was reached from in the last search (`None` for a
-    /// start node or a node not reached).
-    #[must_use]
-    pub fn parent(&self, node: u32) -> Option<u32> {
-        self.mark(node)
-            .filter(|m| m.parent != NO_PARENT)
-            .map(|m| m.parent)
     }
 
     /// Writes the nodes from a start to `node` (inclusive) into `out`.

@@ -17,7 +17,7 @@ pub(crate) struct Leg {
     /// Position of the node in its cluster's node list.
     pub k: u32,
     pub cost: f32,
-    /// Local point of the cluster's midpoint graph the leg goes to first.
+    /// Local leg point of the cluster the leg goes to first.
     pub first_point: u32,
 }
 

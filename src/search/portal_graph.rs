@@ -86,6 +86,7 @@ impl PortalSearch {
             tables,
             between,
             heuristic_scale: tables.min_cost,
+            inside: None,
             scratch: RefCell::new(&mut self.scratch),
         };
         if resume {
@@ -93,6 +94,69 @@ impl PortalSearch {
         } else {
             let start = [(START_NODE, 0.0, Funnel::start(between.start))];
             astar(&graph, &mut self.ctx, &start, budget)
+        }
+    }
+
+    /// Searches from `from` (in dense region `region`) to everywhere in the
+    /// cluster `cluster` of `region_cluster`, with no goal: afterwards
+    /// [`Self::for_each_state`] tells the exact cost to any point of the
+    /// cluster (the least over the states of its region), as polyanya does
+    /// for a goal. Stops after `budget` expansions; whatever was found by
+    /// then is still the cost of a real path.
+    pub(crate) fn explore(
+        &mut self,
+        tables: &Tables,
+        (from, region): (Vec2, u32),
+        (region_cluster, cluster): (&[u32], u32),
+        budget: u32,
+    ) -> SearchOutcome {
+        let between = Between {
+            start: from,
+            start_region: region,
+            goal: from,
+            goal_region: u32::MAX,
+            excluded_areas: 0,
+        };
+        self.scratch.begin(from);
+        let graph = PortalGraph {
+            tables,
+            between: &between,
+            heuristic_scale: 0.0,
+            inside: Some((region_cluster, cluster)),
+            scratch: RefCell::new(&mut self.scratch),
+        };
+        astar(
+            &graph,
+            &mut self.ctx,
+            &[(START_NODE, 0.0, Funnel::start(from))],
+            budget,
+        )
+    }
+
+    /// Calls `visit(node, region, cost_to)` for every state of the last
+    /// search ([`Self::explore`]'s): `region` is the dense region it
+    /// entered (`start_region` for the start), and `cost_to(p)` the cost of
+    /// the path through its funnel to a point `p` of that region.
+    pub(crate) fn for_each_state(
+        &self,
+        tables: &Tables,
+        start_region: u32,
+        mut visit: impl FnMut(u32, u32, &dyn Fn(Vec2) -> f32),
+    ) {
+        let corners = &self.scratch.corners;
+        for node in 0..self.ctx.node_count() {
+            let Some(f) = self.ctx.payload(node).filter(|_| node != GOAL_NODE) else {
+                continue;
+            };
+            let region = if f.crossing == NO_CROSSING {
+                start_region
+            } else {
+                tables.entered(f.crossing)
+            };
+            let rate = tables.region_cost[region as usize];
+            visit(node, region, &|p| {
+                f.apex_cost + f.taut_length(corners, p) * rate
+            });
         }
     }
 
@@ -209,6 +273,9 @@ struct PortalGraph<'a> {
     tables: &'a Tables,
     between: &'a Between,
     heuristic_scale: f32,
+    /// Set when exploring one cluster ([`PortalSearch::explore`]): the
+    /// cluster of each region, and the one the search stays in.
+    inside: Option<(&'a [u32], u32)>,
     scratch: RefCell<&'a mut Scratch>,
 }
 
@@ -358,7 +425,13 @@ impl SearchGraph for PortalGraph<'_> {
             let Some((next, beyond)) = t.crossing_out_of(p, region) else {
                 continue;
             };
-            if !self.allowed(beyond) || !t.worth_entering(beyond, b.start_region, b.goal_region) {
+            let enter = match self.inside {
+                Some((region_cluster, c)) => region_cluster[beyond as usize] == c,
+                None => {
+                    self.allowed(beyond) && t.worth_entering(beyond, b.start_region, b.goal_region)
+                }
+            };
+            if !enter {
                 continue;
             }
             let ends = t.crossing_ends(next);
