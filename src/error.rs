@@ -150,6 +150,14 @@ pub enum QueryError {
     /// mesh's regions (it was found on another mesh, or is empty).
     #[error("the path does not run over this mesh's regions (found on another mesh?)")]
     StalePath,
+    /// Arrival slots were asked for with a spacing that is not finite, not
+    /// positive, or too small to keep points apart at the target's
+    /// coordinates.
+    #[error("arrival slot spacing {spacing} is not a usable distance here")]
+    BadSpacing {
+        /// The spacing as given.
+        spacing: f32,
+    },
 }
 
 /// A baked file could not be written or read.

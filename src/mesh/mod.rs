@@ -512,6 +512,24 @@ impl Tables {
         &self.corners[self.corner_start[r] as usize..self.corner_start[r + 1] as usize]
     }
 
+    /// Whether dense `region` may be entered by a query whose filter
+    /// excludes the area kinds set in `excluded_areas` (bit `k` for kind `k`;
+    /// kinds from 64 up are never excluded).
+    #[inline]
+    pub(crate) fn allowed(&self, region: u32, excluded_areas: u64) -> bool {
+        let area = self.region_area[region as usize];
+        area >= 64 || excluded_areas & (1u64 << area) == 0
+    }
+
+    /// The crossing node from dense region `a` into `b`; `None` when they
+    /// are not neighbours.
+    pub(crate) fn crossing_between(&self, a: u32, b: u32) -> Option<u32> {
+        self.portals_of(a).iter().find_map(|&p| {
+            let (crossing, beyond) = self.crossing_out_of(p, a)?;
+            (beyond == b).then_some(crossing)
+        })
+    }
+
     /// True when a search from `start_region` to `goal_region` may need to
     /// enter `region`: it is on a cycle, or in the dead-end tree of either end.
     #[inline]

@@ -133,13 +133,9 @@ impl NavQuery {
             let key = t.region_keys[r as usize];
             for (k, portal) in mesh.data.regions[key].portals.iter().enumerate() {
                 let (a, b) = (v[k], v[(k + 1) % v.len()]);
-                let next =
-                    portal
-                        .and_then(|pid| super::crossing(mesh, pid, r))
-                        .filter(|&(_, beyond)| {
-                            let area = t.region_area[beyond as usize];
-                            area >= 64 || excluded_areas & (1u64 << area) == 0
-                        });
+                let next = portal
+                    .and_then(|pid| super::crossing(mesh, pid, r))
+                    .filter(|&(_, beyond)| t.allowed(beyond, excluded_areas));
                 match next {
                     Some((crossing, beyond)) => {
                         if self.region_stamp[beyond as usize].0 == stamp
@@ -849,8 +845,5 @@ impl PathFollower {
 /// crossing it; `None` when they are not neighbours.
 fn portal_between(mesh: &NavMesh, a: u32, b: u32) -> Option<[Vec2; 2]> {
     let t = &mesh.tables;
-    t.portals_of(a).iter().find_map(|&p| {
-        let (crossing, beyond) = t.crossing_out_of(p, a)?;
-        (beyond == b).then(|| t.crossing_ends(crossing))
-    })
+    t.crossing_between(a, b).map(|c| t.crossing_ends(c))
 }

@@ -11,6 +11,7 @@ mod follow;
 mod group;
 mod hierarchical;
 mod schedule;
+mod slots;
 
 pub use batch::BatchQuery;
 pub use follow::{FollowEvent, PathFollower, Steering};
@@ -204,6 +205,8 @@ pub struct NavQuery {
     /// Regions a surface move visited: (region, index of the one it was
     /// entered from, crossing it was entered by).
     visit: Vec<(u32, u32, u32)>,
+    /// Arrival slots being grown or handed out.
+    slots: slots::Slots,
     last_expansions: u32,
 }
 
@@ -246,6 +249,7 @@ impl NavQuery {
             ray_edges: Vec::new(),
             ray_crossings: Vec::new(),
             visit: Vec::new(),
+            slots: slots::Slots::default(),
             last_expansions: 0,
         }
     }

@@ -282,8 +282,7 @@ struct PortalGraph<'a> {
 impl PortalGraph<'_> {
     #[inline]
     fn allowed(&self, region: u32) -> bool {
-        let area = self.tables.region_area[region as usize];
-        area >= 64 || self.between.excluded_areas & (1u64 << area) == 0
+        self.tables.allowed(region, self.between.excluded_areas)
     }
 }
 

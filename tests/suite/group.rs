@@ -77,3 +77,169 @@ fn a_group_on_a_tabled_hierarchy_is_its_units_own_queries() {
         );
     }
 }
+
+// ---- arrival slots ----
+
+fn json_mesh(json: &str) -> NavMesh {
+    NavMesh::bake(&Level::from_json_str(json).unwrap(), &BakeConfig::default()).unwrap()
+}
+
+/// Every pair of points at least `spacing` apart (less f32 rounding).
+fn assert_spread(points: &[glam::Vec2], spacing: f32) {
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            assert!(a.distance(*b) >= spacing - 1e-3, "{a} and {b} too close");
+        }
+    }
+}
+
+/// On Aurora, slots around a scenario goal are distinct, on free cells of
+/// the map, reachable from the target, and nearest first in open ground.
+#[test]
+fn arrival_slots_are_distinct_free_and_reachable() {
+    let (mesh, grid, scens) = load("Aurora");
+    let mut query = NavQuery::new();
+    let filter = QueryFilter::default();
+    for s in scens.iter().step_by(500) {
+        let target = s.goal_point();
+        let slots = query
+            .arrival_slots(&mesh, target, 60, 1.5, &filter)
+            .unwrap();
+        assert!(!slots.is_empty() && slots[0] == target);
+        assert_spread(&slots, 1.5);
+        for &p in &slots {
+            assert!(grid.free(p.x.floor() as i64, p.y.floor() as i64), "{p}");
+            let back = query.find_path(&mesh, target, p, &filter).unwrap();
+            // joined by short clear steps: no slot is a long walk away
+            assert!(
+                back.length() <= 3.0 * target.distance(p) + 1.5,
+                "{target} -> {p}"
+            );
+        }
+    }
+}
+
+/// A wall beside the target splits the puddle: no slot lies beyond it, and
+/// a pocket too small for the group gives the slots it holds.
+#[test]
+fn arrival_slots_stay_on_the_targets_side_and_in_its_pocket() {
+    let mesh = json_mesh(
+        r#"{"walkable": [[[0,0],[40,0],[40,40],[0,40]], [[50,0],[53,0],[53,3],[50,3]]],
+            "obstacles": [[[0,20],[30,20],[30,20.5],[0,20.5]]]}"#,
+    );
+    let mut query = NavQuery::new();
+    let filter = QueryFilter::default();
+    let slots = query
+        .arrival_slots(&mesh, glam::vec2(10.0, 19.0), 80, 1.0, &filter)
+        .unwrap();
+    assert_eq!(slots.len(), 80);
+    assert!(slots.iter().all(|p| p.y < 20.0), "{slots:?}");
+    assert_spread(&slots, 1.0);
+
+    let pocket = query
+        .arrival_slots(&mesh, glam::vec2(51.5, 1.5), 100, 1.0, &filter)
+        .unwrap();
+    assert!(pocket.len() > 3 && pocket.len() < 20, "{}", pocket.len());
+    assert!(pocket
+        .iter()
+        .all(|p| (50.0..=53.0).contains(&p.x) && (0.0..=3.0).contains(&p.y)));
+}
+
+/// A filter that excludes an area keeps the slots out of it.
+#[test]
+fn arrival_slots_honour_excluded_areas() {
+    let mesh = json_mesh(
+        r#"{"walkable": [[[0,0],[40,0],[40,40],[0,40]]],
+            "areas": [{"kind": "lava", "cost": 1.0, "polygon": [[12,0],[40,0],[40,40],[12,40]]}]}"#,
+    );
+    let lava = mesh.areas().iter().position(|a| a.kind == "lava").unwrap();
+    let filter = QueryFilter {
+        excluded_areas: 1 << lava,
+        ..QueryFilter::default()
+    };
+    let mut query = NavQuery::new();
+    let slots = query
+        .arrival_slots(&mesh, glam::vec2(10.0, 20.0), 100, 1.0, &filter)
+        .unwrap();
+    assert_eq!(slots.len(), 100);
+    assert!(slots.iter().all(|p| p.x <= 12.0), "{slots:?}");
+    let open = query
+        .arrival_slots(
+            &mesh,
+            glam::vec2(10.0, 20.0),
+            100,
+            1.0,
+            &QueryFilter::default(),
+        )
+        .unwrap();
+    assert!(open.iter().any(|p| p.x > 12.0));
+}
+
+#[test]
+fn arrival_slots_reject_bad_spacings_and_targets() {
+    let mesh = json_mesh(r#"{"walkable": [[[0,0],[40,0],[40,40],[0,40]]]}"#);
+    let mut query = NavQuery::new();
+    let filter = QueryFilter::default();
+    let at = glam::vec2(20.0, 20.0);
+    for spacing in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e-9] {
+        assert!(
+            matches!(
+                query.arrival_slots(&mesh, at, 5, spacing, &filter),
+                Err(portalnav::QueryError::BadSpacing { .. })
+            ),
+            "{spacing}"
+        );
+    }
+    assert!(matches!(
+        query.arrival_slots(&mesh, glam::vec2(50.0, 50.0), 5, 1.0, &filter),
+        Err(portalnav::QueryError::OffMesh { .. })
+    ));
+    assert_eq!(query.arrival_slots(&mesh, at, 0, 1.0, &filter), Ok(vec![]));
+}
+
+/// A group sent to slots on Aurora: every path is valid on the map's cells,
+/// starts at its unit and ends on its own slot; the slots are the ones
+/// `arrival_slots` gives; no path is much longer than the unit's path to
+/// the target plus the walk from the target to its slot.
+#[test]
+fn a_group_sent_to_slots_ends_on_distinct_slots() {
+    let (mesh, grid, scens) = load("Aurora");
+    let target = scens.last().unwrap().goal_point();
+    let starts: Vec<_> = scens.iter().step_by(13).map(|s| s.start_point()).collect();
+    let filter = QueryFilter::default();
+    let mut query = NavQuery::new();
+    let paths = query.find_paths_to_slots(&mesh, &starts, target, 1.2, &filter);
+    let to_target = query.find_paths_to(&mesh, &starts, target, &filter);
+    let mut ends = Vec::new();
+    for ((&start, path), plain) in starts.iter().zip(&paths).zip(&to_target) {
+        let (path, plain) = match (path, plain) {
+            (Ok(p), Ok(q)) => (p, q),
+            (p, q) => {
+                assert_eq!(p.as_ref().err(), q.as_ref().err(), "{start}");
+                continue;
+            }
+        };
+        let w = path.waypoints();
+        assert_eq!(w[0], start);
+        for s in w.windows(2) {
+            assert_eq!(grid.segment_problem(s[0], s[1]), None, "{start}: {s:?}");
+        }
+        let end = *w.last().unwrap();
+        let walk = query
+            .find_path(&mesh, target, end, &filter)
+            .unwrap()
+            .length();
+        assert!(path.length() <= plain.length() + walk + 1e-3, "{start}");
+        assert!(path.length() >= start.distance(end) - 1e-3);
+        ends.push(end);
+    }
+    assert!(ends.len() > 100);
+    assert_spread(&ends, 1.2);
+    let mut slots = query
+        .arrival_slots(&mesh, target, ends.len(), 1.2, &filter)
+        .unwrap();
+    let key = |p: &glam::Vec2| (p.x.to_bits(), p.y.to_bits());
+    slots.sort_by_key(key);
+    ends.sort_by_key(key);
+    assert_eq!(slots, ends);
+}
