@@ -7,14 +7,15 @@
 //! matters), the middle from the all-pairs table or, on larger L2 graphs, an
 //! A* over it; the pieces are concatenated into one list of portal
 //! crossings, loops are cut, and ONE funnel runs over the whole corridor, so
-//! the path never bends at a nav point it does not need.
+//! the path never bends at a nav point it does not need. A route through
+//! only three clusters is then refined by the flat search kept to them.
 
 use glam::Vec2;
 
 use super::{Ends, NavQuery, Path, PathStatus, SearchLevel};
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
 use crate::mesh::{reversed_crossings, NavMesh};
-use crate::search::{astar, Leg, NavGraph, SearchOutcome, LEG};
+use crate::search::{astar, Between, Leg, NavGraph, SearchOutcome, LEG};
 
 impl NavQuery {
     /// Answers a query through the hierarchy when the mesh has one and the
@@ -76,7 +77,58 @@ impl NavQuery {
             return false;
         }
         self.path_along_crossings(mesh, start_region, start, goal, PathStatus::Complete, path);
+        let t = &mesh.tables;
+        let straight = path.waypoints.len() == 2
+            && self
+                .regions
+                .iter()
+                .all(|&r| t.region_cost[r as usize] == t.min_cost);
+        if !straight && self.refine(mesh, h, ends) {
+            self.path_along_crossings(mesh, start_region, start, goal, PathStatus::Complete, path);
+        }
         path.level = SearchLevel::NavPoints;
+        true
+    }
+
+    /// On a route through [`REFINED_ROUTE_CLUSTERS`] clusters, replaces the
+    /// stitched corridor in `self.crossings` by the shortest path's that
+    /// stays in those clusters (the flat search kept to them), which is
+    /// never longer; true if it did. Keeps the stitched one when that search
+    /// makes more than [`refine_budget`] expansions.
+    fn refine(&mut self, mesh: &NavMesh, h: &HierarchyData, ends: &Ends) -> bool {
+        let t = &mesh.tables;
+        let clusters = h.cluster_start.len().saturating_sub(1);
+        self.route_clusters.clear();
+        self.route_clusters.resize(clusters.div_ceil(64), 0);
+        let regions =
+            std::iter::once(ends.start_region).chain(self.crossings.iter().map(|&c| t.entered(c)));
+        for r in regions {
+            let c = h.region_cluster[r as usize] as usize;
+            self.route_clusters[c / 64] |= 1 << (c % 64);
+        }
+        let passed: u32 = self.route_clusters.iter().map(|w| w.count_ones()).sum();
+        if passed > REFINED_ROUTE_CLUSTERS {
+            return false;
+        }
+        let between = Between {
+            start: ends.start,
+            start_region: ends.start_region,
+            goal: ends.goal,
+            goal_region: ends.goal_region,
+            excluded_areas: 0,
+        };
+        let outcome = self.flat.run_in_clusters(
+            t,
+            &between,
+            (&h.region_cluster, &self.route_clusters),
+            refine_budget(h),
+        );
+        self.last_expansions += self.flat.expansions();
+        let SearchOutcome::Found(node) = outcome else {
+            return false;
+        };
+        self.flat
+            .crossings(node, &mut self.nodes, &mut self.crossings);
         true
     }
 
@@ -296,6 +348,25 @@ impl NavQuery {
         self.crossings.extend(reversed_crossings(&self.leg_buffer));
         true
     }
+}
+
+/// Routes through at most this many clusters are refined by the flat
+/// search kept to them ([`NavQuery::refine`]): three is the fewest a route
+/// through the hierarchy passes (the start's cluster, one between, the
+/// goal's), and the shortest routes are where a nav node's place costs the
+/// most relative to the path.
+const REFINED_ROUTE_CLUSTERS: u32 = 3;
+
+/// Expansions per region of the refined clusters (each holds at most twice
+/// `cluster_size` regions) that the refinement may make: a cap on its
+/// worst case, which the scheduler must be able to budget for, well above
+/// what it needs on the wide map set (BENCHMARKS.md). A refinement that
+/// hits it keeps the stitched corridor, the same way every time.
+const REFINE_EXPANSIONS_PER_REGION: u32 = 2;
+
+/// Most expansions [`NavQuery::refine`] makes on `h`.
+pub(super) fn refine_budget(h: &HierarchyData) -> u32 {
+    REFINED_ROUTE_CLUSTERS * 2 * h.cluster_size * REFINE_EXPANSIONS_PER_REGION
 }
 
 /// The live legs between `p` (in dense region `region`) and every nav node of

@@ -198,6 +198,8 @@ pub struct NavQuery {
     /// Per start leg: the cheapest table distance + goal leg, and that goal leg.
     partner: Vec<(f32, u32)>,
     landmark_goal: Vec<f32>,
+    /// Bit set of the clusters a stitched corridor passes through.
+    route_clusters: Vec<u64>,
     /// A raycast's outward-facing edges of the region it is leaving.
     ray_edges: Vec<(usize, f64, f64)>,
     /// Crossings made around a vertex a ray passes exactly through.
@@ -246,6 +248,7 @@ impl NavQuery {
             goal_pulled: Vec::new(),
             partner: Vec::new(),
             landmark_goal: Vec::new(),
+            route_clusters: Vec::new(),
             ray_edges: Vec::new(),
             ray_crossings: Vec::new(),
             visit: Vec::new(),

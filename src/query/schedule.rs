@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use glam::Vec2;
 
-use super::{Ends, NavQuery, Path, PathStatus, QueryFilter};
+use super::{hierarchical, Ends, NavQuery, Path, PathStatus, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::NavMesh;
 
@@ -219,15 +219,25 @@ impl PathScheduler {
         self.last_work
     }
 
+    /// The smallest tick budget in which the scheduler uses `mesh`'s
+    /// hierarchy (its worst case, see [`PathScheduler::tick`]); 0 when the
+    /// mesh has none.
+    #[must_use]
+    pub fn hierarchy_budget(mesh: &NavMesh) -> u32 {
+        hierarchy_worst_case(mesh)
+    }
+
     /// Answers requests in priority order until `budget` expansions are
     /// spent; returns the requests answered this tick, in answer order. A
     /// request in flight is finished before the next is started, whatever
     /// was submitted meanwhile.
     ///
     /// The work exceeds `budget` by at most one expansion (when the
-    /// hierarchy was tried and left nothing for the flat search). The hierarchy is used only in ticks
-    /// whose budget covers its worst case (the mesh's nav-node count plus
-    /// 2); with smaller budgets every request takes the flat search. A
+    /// hierarchy was tried and left nothing for the flat search). The
+    /// hierarchy is used only in ticks whose budget covers its worst case
+    /// (the mesh's nav-node count plus 2, plus the cap on refining a short
+    /// route: 12 times the bake's `cluster_size`); with smaller budgets
+    /// every request takes the flat search. A
     /// request in flight when the mesh is replaced (an edit) starts again on
     /// the new one.
     pub fn tick(&mut self, mesh: &NavMesh, budget: u32) -> &[Answer] {
@@ -346,11 +356,10 @@ impl PathScheduler {
 }
 
 /// Expansions a hierarchical attempt can make at most: the L2 A* never
-/// reopens a node, so one per nav node and for both ends (0 without a
-/// hierarchy).
+/// reopens a node, so one per nav node and for both ends, and the
+/// refinement of a short route has its own cap (0 without a hierarchy).
 fn hierarchy_worst_case(mesh: &NavMesh) -> u32 {
-    mesh.data
-        .hierarchy
-        .as_ref()
-        .map_or(0, |_| mesh.nav_nodes().len() as u32 + 2)
+    mesh.data.hierarchy.as_ref().map_or(0, |h| {
+        (mesh.nav_nodes().len() as u32 + 2).saturating_add(hierarchical::refine_budget(h))
+    })
 }

@@ -86,7 +86,7 @@ impl PortalSearch {
             tables,
             between,
             heuristic_scale: tables.min_cost,
-            inside: None,
+            within: Within::Mesh,
             scratch: RefCell::new(&mut self.scratch),
         };
         if resume {
@@ -122,7 +122,7 @@ impl PortalSearch {
             tables,
             between: &between,
             heuristic_scale: 0.0,
-            inside: Some((region_cluster, cluster)),
+            within: Within::Cluster(region_cluster, cluster),
             scratch: RefCell::new(&mut self.scratch),
         };
         astar(
@@ -131,6 +131,28 @@ impl PortalSearch {
             &[(START_NODE, 0.0, Funnel::start(from))],
             budget,
         )
+    }
+
+    /// Runs the search for `between` kept to the clusters whose bits are set
+    /// in `clusters` (bit `c % 64` of word `c / 64` for cluster `c` of
+    /// `region_cluster`): the shortest path that stays in them.
+    pub(crate) fn run_in_clusters(
+        &mut self,
+        tables: &Tables,
+        between: &Between,
+        (region_cluster, clusters): (&[u32], &[u64]),
+        budget: u32,
+    ) -> SearchOutcome {
+        self.scratch.begin(between.start);
+        let graph = PortalGraph {
+            tables,
+            between,
+            heuristic_scale: tables.min_cost,
+            within: Within::Clusters(region_cluster, clusters),
+            scratch: RefCell::new(&mut self.scratch),
+        };
+        let start = [(START_NODE, 0.0, Funnel::start(between.start))];
+        astar(&graph, &mut self.ctx, &start, budget)
     }
 
     /// Calls `visit(node, region, cost_to)` for every state of the last
@@ -273,10 +295,21 @@ struct PortalGraph<'a> {
     tables: &'a Tables,
     between: &'a Between,
     heuristic_scale: f32,
-    /// Set when exploring one cluster ([`PortalSearch::explore`]): the
-    /// cluster of each region, and the one the search stays in.
-    inside: Option<(&'a [u32], u32)>,
+    within: Within<'a>,
     scratch: RefCell<&'a mut Scratch>,
+}
+
+/// Where a search may go.
+#[derive(Clone, Copy)]
+enum Within<'a> {
+    /// Anywhere the filter allows, dead ends skipped.
+    Mesh,
+    /// Every region of one cluster ([`PortalSearch::explore`]): the cluster
+    /// of each region, and the one the search stays in.
+    Cluster(&'a [u32], u32),
+    /// As [`Within::Mesh`], in the clusters of a bit set
+    /// ([`PortalSearch::run_in_clusters`]).
+    Clusters(&'a [u32], &'a [u64]),
 }
 
 impl PortalGraph<'_> {
@@ -424,10 +457,14 @@ impl SearchGraph for PortalGraph<'_> {
             let Some((next, beyond)) = t.crossing_out_of(p, region) else {
                 continue;
             };
-            let enter = match self.inside {
-                Some((region_cluster, c)) => region_cluster[beyond as usize] == c,
-                None => {
-                    self.allowed(beyond) && t.worth_entering(beyond, b.start_region, b.goal_region)
+            let open =
+                || self.allowed(beyond) && t.worth_entering(beyond, b.start_region, b.goal_region);
+            let enter = match self.within {
+                Within::Cluster(region_cluster, c) => region_cluster[beyond as usize] == c,
+                Within::Mesh => open(),
+                Within::Clusters(region_cluster, set) => {
+                    let c = region_cluster[beyond as usize] as usize;
+                    set.get(c / 64).is_some_and(|w| w >> (c % 64) & 1 == 1) && open()
                 }
             };
             if !enter {

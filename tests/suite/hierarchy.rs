@@ -240,3 +240,53 @@ fn bad_hierarchy_settings_are_config_errors() {
     };
     assert!(NavMesh::bake(&level, &flat).is_ok());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 150, ..Default::default() })]
+
+    /// On a map of three clusters every hierarchical route passes through
+    /// all three (its ends' clusters are not neighbours), so the refinement
+    /// of three-cluster routes makes every hierarchical path the flat one's
+    /// length: without it, sampled crossings give longer paths here.
+    #[test]
+    fn three_cluster_routes_are_as_short_as_flat_paths(
+        w in 8usize..20, h in 8usize..20, seed in proptest::prelude::any::<u64>(),
+    ) {
+        let mut state = seed | 1;
+        let free: Vec<bool> = (0..w * h)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state % 100 >= 30
+            })
+            .collect();
+        let grid = portalnav::Grid::from_mask(w, h, free);
+        let level = grid.to_level();
+        let three = (2..64).find_map(|cluster_size| {
+            let config = BakeConfig { cluster_size, ..BakeConfig::default() };
+            let mesh = NavMesh::bake(&level, &config).ok()?;
+            (mesh.hierarchy_stats()?.clusters == 3).then_some(mesh)
+        });
+        let Some(mesh) = three else { return Ok(()) };
+        let cells: Vec<glam::Vec2> = (0..h as i64)
+            .flat_map(|y| (0..w as i64).map(move |x| (x, y)))
+            .filter(|&(x, y)| grid.is_free(x, y))
+            .map(|(x, y)| glam::vec2(x as f32 + 0.5, y as f32 + 0.5))
+            .collect();
+        let (mut hier, mut flat) = (NavQuery::new(), NavQuery::new());
+        flat.set_use_hierarchy(false);
+        let filter = QueryFilter::default();
+        for (i, &a) in cells.iter().enumerate() {
+            for &b in cells.iter().skip(i + 1).step_by(2) {
+                let (Ok(p), Ok(q)) = (hier.find_path(&mesh, a, b, &filter), flat.find_path(&mesh, a, b, &filter)) else {
+                    continue;
+                };
+                proptest::prop_assert!(
+                    p.length() <= q.length() * (1.0 + 1e-4) + 1e-4,
+                    "{a} -> {b}: {:?} path {} against flat {}", p.level(), p.length(), q.length()
+                );
+            }
+        }
+    }
+}

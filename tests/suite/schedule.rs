@@ -57,7 +57,7 @@ fn scheduled_answers_equal_one_by_one_in_priority_order() {
         assert!(first.is_none());
         requests.push((id, priority, s));
     }
-    let budget = mesh.nav_nodes().len() as u32 + 2;
+    let budget = PathScheduler::hierarchy_budget(&mesh);
     let (answers, _, ticks) = drain(&mut scheduler, &mesh, budget);
     let mut order: Vec<(u8, RequestId)> = requests.iter().map(|r| (r.1, r.0)).collect();
     order.sort_by_key(|&(p, id)| (std::cmp::Reverse(p), id));
