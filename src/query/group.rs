@@ -4,7 +4,7 @@
 use glam::Vec2;
 
 use super::hierarchical::{legs, pull_all};
-use super::{Ends, NavQuery, Path, PathStatus, QueryFilter, SearchLevel};
+use super::{Ends, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::NavMesh;
@@ -13,7 +13,6 @@ use crate::search::{astar, NavGraph, LEG};
 /// The goal of a group move once its search has run.
 #[derive(Debug, Clone, Copy)]
 struct GroupGoal {
-    at: Vec2,
     region: u32,
     cluster: u32,
 }
@@ -127,11 +126,7 @@ impl NavQuery {
             &[(graph.start_node(), 0.0, LEG)],
             u32::MAX,
         );
-        Some(GroupGoal {
-            at,
-            region,
-            cluster,
-        })
+        Some(GroupGoal { region, cluster })
     }
 
     /// One unit's path of a group move to `g` (see [`NavQuery::find_paths_to`]).
@@ -158,9 +153,7 @@ impl NavQuery {
             self.answer(mesh, &ends, filter, &mut path)?;
             return Ok(path);
         }
-        let (start, region) = (ends.start, ends.start_region);
-        self.path_along_crossings(mesh, region, start, g.at, PathStatus::Complete, &mut path);
-        path.level = SearchLevel::NavPoints;
+        self.pull_route(mesh, h, &ends, &mut path);
         Ok(path)
     }
 

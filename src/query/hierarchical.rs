@@ -76,7 +76,23 @@ impl NavQuery {
         if !self.stitch(mesh, h, start_region, goal_region) {
             return false;
         }
-        self.path_along_crossings(mesh, start_region, start, goal, PathStatus::Complete, path);
+        self.pull_route(mesh, h, ends, path);
+        true
+    }
+
+    /// Fills `path` from the stitched corridor in `self.crossings` between
+    /// `ends`, refined first when the route is short ([`NavQuery::refine`])
+    /// and its pulled path is not already a straight line at the cheapest
+    /// rate.
+    pub(super) fn pull_route(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        ends: &Ends,
+        path: &mut Path,
+    ) {
+        let (start, region, goal) = (ends.start, ends.start_region, ends.goal);
+        self.path_along_crossings(mesh, region, start, goal, PathStatus::Complete, path);
         let t = &mesh.tables;
         let straight = path.waypoints.len() == 2
             && self
@@ -84,10 +100,9 @@ impl NavQuery {
                 .iter()
                 .all(|&r| t.region_cost[r as usize] == t.min_cost);
         if !straight && self.refine(mesh, h, ends) {
-            self.path_along_crossings(mesh, start_region, start, goal, PathStatus::Complete, path);
+            self.path_along_crossings(mesh, region, start, goal, PathStatus::Complete, path);
         }
         path.level = SearchLevel::NavPoints;
-        true
     }
 
     /// On a route through [`REFINED_ROUTE_CLUSTERS`] clusters, replaces the

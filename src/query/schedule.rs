@@ -6,9 +6,10 @@
 //! not fit is stopped and resumed next tick where it stopped
 //! ([`crate::search::astar_resume`]), so it makes exactly the expansions it
 //! would have made in one go and gives the same answer. A request is started
-//! through the hierarchy only when the tick's budget left covers the worst
-//! case of the L2 search (one expansion per nav node), so the hierarchy never
-//! runs out of budget half way either; answers are then bit for bit those of
+//! through the hierarchy only when the tick's budget left covers its worst
+//! case (one expansion per nav node for the L2 search, plus the cap on
+//! refining a short route), so the hierarchy never runs out of budget half
+//! way either; answers are then bit for bit those of
 //! [`NavQuery::find_path`] with the scheduler's query settings.
 
 use std::cmp::Reverse;
