@@ -252,16 +252,7 @@ proptest::proptest! {
     fn three_cluster_routes_are_as_short_as_flat_paths(
         w in 8usize..20, h in 8usize..20, seed in proptest::prelude::any::<u64>(),
     ) {
-        let mut state = seed | 1;
-        let free: Vec<bool> = (0..w * h)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state % 100 >= 30
-            })
-            .collect();
-        let grid = portalnav::Grid::from_mask(w, h, free);
+        let grid = crate::common::random_grid(w, h, seed);
         let level = grid.to_level();
         let three = (2..64).find_map(|cluster_size| {
             let config = BakeConfig { cluster_size, ..BakeConfig::default() };

@@ -140,16 +140,7 @@ proptest! {
     fn no_flat_path_is_over_the_octile_optimum_on_random_grids(
         w in 3usize..14, h in 3usize..14, seed in any::<u64>(),
     ) {
-        let mut state = seed | 1;
-        let free: Vec<bool> = (0..w * h)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state % 100 >= 30
-            })
-            .collect();
-        let grid = portalnav::Grid::from_mask(w, h, free);
+        let grid = crate::common::random_grid(w, h, seed);
         let config = BakeConfig { corridors: false, ..BakeConfig::default() };
         let Ok(mesh) = NavMesh::bake(&grid.to_level(), &config) else { return Ok(()) };
         let cells: Vec<(i64, i64)> = (0..h as i64)

@@ -199,3 +199,18 @@ pub fn octile_optimum(
     )
     .map(|(_, cost)| cost as f64 / 1e6)
 }
+
+/// A `w` x `h` grid with about 30% of its cells blocked, drawn by xorshift
+/// from `seed`.
+pub fn random_grid(w: usize, h: usize, seed: u64) -> portalnav::Grid {
+    let mut state = seed | 1;
+    let free: Vec<bool> = (0..w * h)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % 100 >= 30
+        })
+        .collect();
+    portalnav::Grid::from_mask(w, h, free)
+}
