@@ -144,16 +144,18 @@ impl NavQuery {
             return Ok(path);
         };
         let cs = h.region_cluster[ends.start_region as usize];
-        if cs == g.cluster || h.neighbours(cs, g.cluster) || !self.group_route(mesh, h, &ends) {
+        let routed = cs != g.cluster
+            && !h.neighbours(cs, g.cluster)
+            && self.group_route(mesh, h, &ends)
+            && {
+                self.goal_legs.clone_from(&self.group_legs);
+                self.stitch(mesh, h, ends.start_region, g.region)
+            };
+        if routed {
+            self.pull_route(mesh, h, &ends, &mut path);
+        } else {
             self.answer(mesh, &ends, filter, &mut path)?;
-            return Ok(path);
         }
-        self.goal_legs.clone_from(&self.group_legs);
-        if !self.stitch(mesh, h, ends.start_region, g.region) {
-            self.answer(mesh, &ends, filter, &mut path)?;
-            return Ok(path);
-        }
-        self.pull_route(mesh, h, &ends, &mut path);
         Ok(path)
     }
 

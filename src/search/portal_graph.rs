@@ -79,22 +79,7 @@ impl PortalSearch {
         budget: u32,
         resume: bool,
     ) -> SearchOutcome {
-        if !resume {
-            self.scratch.begin(between.start);
-        }
-        let graph = PortalGraph {
-            tables,
-            between,
-            heuristic_scale: tables.min_cost,
-            within: Within::Mesh,
-            scratch: RefCell::new(&mut self.scratch),
-        };
-        if resume {
-            astar_resume(&graph, &mut self.ctx, budget)
-        } else {
-            let start = [(START_NODE, 0.0, Funnel::start(between.start))];
-            astar(&graph, &mut self.ctx, &start, budget)
-        }
+        self.search(tables, between, Within::Mesh, budget, resume)
     }
 
     /// Searches from `from` (in dense region `region`) to everywhere in the
@@ -117,20 +102,8 @@ impl PortalSearch {
             goal_region: u32::MAX,
             excluded_areas: 0,
         };
-        self.scratch.begin(from);
-        let graph = PortalGraph {
-            tables,
-            between: &between,
-            heuristic_scale: 0.0,
-            within: Within::Cluster(region_cluster, cluster),
-            scratch: RefCell::new(&mut self.scratch),
-        };
-        astar(
-            &graph,
-            &mut self.ctx,
-            &[(START_NODE, 0.0, Funnel::start(from))],
-            budget,
-        )
+        let within = Within::Cluster(region_cluster, cluster);
+        self.search(tables, &between, within, budget, false)
     }
 
     /// Runs the search for `between` kept to the clusters whose bits are set
@@ -143,16 +116,41 @@ impl PortalSearch {
         (region_cluster, clusters): (&[u32], &[u64]),
         budget: u32,
     ) -> SearchOutcome {
-        self.scratch.begin(between.start);
+        let within = Within::Clusters(region_cluster, clusters);
+        self.search(tables, between, within, budget, false)
+    }
+
+    /// The search behind [`Self::run`], [`Self::explore`] and
+    /// [`Self::run_in_clusters`]: from `between.start`, going where `within`
+    /// lets it, started afresh or resumed.
+    fn search(
+        &mut self,
+        tables: &Tables,
+        between: &Between,
+        within: Within<'_>,
+        budget: u32,
+        resume: bool,
+    ) -> SearchOutcome {
+        if !resume {
+            self.scratch.begin(between.start);
+        }
         let graph = PortalGraph {
             tables,
             between,
-            heuristic_scale: tables.min_cost,
-            within: Within::Clusters(region_cluster, clusters),
+            // an exploration has no goal to head for
+            heuristic_scale: match within {
+                Within::Cluster(..) => 0.0,
+                Within::Mesh | Within::Clusters(..) => tables.min_cost,
+            },
+            within,
             scratch: RefCell::new(&mut self.scratch),
         };
-        let start = [(START_NODE, 0.0, Funnel::start(between.start))];
-        astar(&graph, &mut self.ctx, &start, budget)
+        if resume {
+            astar_resume(&graph, &mut self.ctx, budget)
+        } else {
+            let start = [(START_NODE, 0.0, Funnel::start(between.start))];
+            astar(&graph, &mut self.ctx, &start, budget)
+        }
     }
 
     /// Calls `visit(node, region, cost_to)` for every state of the last
