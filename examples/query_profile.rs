@@ -1,0 +1,37 @@
+//! Answers one map's scenarios many times on one baked mesh, for profiling
+//! the query alone (`perf record`), without the bake in the samples.
+//!
+//! ```sh
+//! cargo run --release -- bake data/maps/Aurora.map -o aurora.nav
+//! cargo run --release --example query_profile -- aurora.nav data/maps/Aurora.map.scen 20
+//! ```
+
+use portalnav::{NavMesh, NavQuery, QueryFilter, Scenario};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: query_profile FILE.nav SCEN [TIMES]";
+    let nav = args.next().ok_or(usage)?;
+    let scen = args.next().ok_or(usage)?;
+    let times: usize = args.next().map_or(Ok(20), |t| t.parse())?;
+    let mesh = NavMesh::load(&nav)?;
+    let problems = Scenario::load_file(&scen)?;
+    let mut query = NavQuery::new();
+    let filter = QueryFilter::default();
+    let started = std::time::Instant::now();
+    let mut total = 0.0f64;
+    let mut expansions = Vec::new();
+    for _ in 0..times {
+        for p in &problems {
+            if let Ok(path) = query.find_path(&mesh, p.start_point(), p.goal_point(), &filter) {
+                total += f64::from(path.length());
+                expansions.push(query.last_expansions());
+            }
+        }
+    }
+    let us = started.elapsed().as_secs_f64() * 1e6 / (times * problems.len()) as f64;
+    expansions.sort_unstable();
+    let median = expansions.get(expansions.len() / 2).copied().unwrap_or(0);
+    println!("{nav}: {us:.2} us per query, mean over {} problems (length sum {total:.0}), median expansions {median}", problems.len());
+    Ok(())
+}
