@@ -86,6 +86,8 @@ pub(crate) fn build(
         nodes,
         corridors: Vec::new(),
         crossings: Vec::new(),
+        designer_corridors: Vec::new(),
+        designer_crossings: Vec::new(),
         point_start: Vec::new(),
         points: Vec::new(),
         leg_start: Vec::new(),
@@ -98,13 +100,12 @@ pub(crate) fn build(
         stats: HierarchyStats::default(),
     };
     build_leg_tables(t, &mut h, wide_portal);
-    for c in 0..clusters {
-        cluster_corridors(t, &mut h, c);
-    }
+    designer_corridors(t, &mut h);
+    h.derive_corridors(&t.portal_regions)
+        .expect("every nav node has a leg point where it stands");
     if h.crossings.len() as u64 > budget(t, CROSSINGS_PER_REGION) {
         return None;
     }
-    designer_corridors(t, &mut h);
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
     landmarks(&ht, &mut h, LANDMARKS);
@@ -390,66 +391,22 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
     }
 }
 
-/// The local point a nav node stands on in cluster `c`.
-fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> usize {
-    let side = usize::from(node.clusters[0] != c);
-    points
-        .iter()
-        .position(|p| match node.kind {
-            NavPointKind::Boundary { portal } => {
-                p.portal == Some(portal) && p.region == node.regions[side] && p.at == node.at
-            }
-            NavPointKind::Designer { .. } => p.portal.is_none() && p.at == node.at,
-        })
-        .expect("every nav node of a cluster has a point there")
-}
-
-/// The corridors between every pair of the nav nodes of cluster `c`.
-fn cluster_corridors(t: &Tables, h: &mut HierarchyData, c: u32) {
-    let nodes: Vec<u32> = h.nodes_of(c).to_vec();
-    let points = h.points_of(c).to_vec();
-    let k = nodes.len();
-    let from: Vec<usize> = nodes
-        .iter()
-        .map(|&n| point_of_node(&points, &h.nodes[n as usize], c))
-        .collect();
-    let mut scratch = Vec::new();
-    for a in 0..k {
-        for b in a + 1..k {
-            // the leg table already holds the pulled length from a's point
-            // (which stands at nav node a) to nav node b
-            let cost = h.leg(c, from[a], b);
-            if !cost.is_finite() {
-                continue;
-            }
-            scratch.clear();
-            let start_region = points[from[a]].region;
-            let Some(end_region) = h.walk_leg(t, c, from[a], b, start_region, &mut scratch) else {
-                continue;
-            };
-            let regions = [start_region, end_region];
-            push_corridor(h, [nodes[a], nodes[b]], regions, c, cost, &scratch);
-        }
-    }
-}
-
-fn push_corridor(
+fn push_designer_corridor(
     h: &mut HierarchyData,
     ends: [u32; 2],
     regions: [u32; 2],
-    cluster: u32,
     cost: f32,
     crossings: &[u32],
 ) {
-    h.corridors.push(Corridor {
+    h.designer_corridors.push(Corridor {
         ends,
         regions,
-        cluster,
+        cluster: u32::MAX,
         cost,
-        first: h.crossings.len() as u32,
+        first: h.designer_crossings.len() as u32,
         len: crossings.len() as u32,
     });
-    h.crossings.extend_from_slice(crossings);
+    h.designer_crossings.extend_from_slice(crossings);
 }
 
 /// Designer nav points that get cached corridors to each other (the first
@@ -478,7 +435,7 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
             }
             if ra == rb {
                 let cost = na.at.distance(nb.at) * t.region_cost[ra as usize];
-                push_corridor(h, [a, b], [ra, rb], u32::MAX, cost, &[]);
+                push_designer_corridor(h, [a, b], [ra, rb], cost, &[]);
                 continue;
             }
             let between = Between {
@@ -491,7 +448,7 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
             if let SearchOutcome::Found(goal) = search.run(t, &between, u32::MAX, false) {
                 search.crossings(goal, &mut nodes, &mut crossings);
                 let cost = search.cost(goal).unwrap_or(f32::INFINITY);
-                push_corridor(h, [a, b], [ra, rb], u32::MAX, cost, &crossings);
+                push_designer_corridor(h, [a, b], [ra, rb], cost, &crossings);
             }
         }
     }

@@ -19,7 +19,7 @@ use crate::mesh::{MeshData, NavMesh};
 
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.
@@ -135,11 +135,12 @@ impl NavMesh {
                 found,
             });
         }
-        let data: MeshData =
+        let mut data: MeshData =
             postcard::from_bytes(body).map_err(|e| FileError::Decode(Box::new(e)))?;
         data.check_before_tables()?;
-        if let Some(h) = &data.hierarchy {
-            // its tables are derived before validate() runs: check it first
+        if let Some(mut h) = data.hierarchy.take() {
+            // its corridors and tables are derived before validate() runs:
+            // check the stored parts first
             let ends = |k| {
                 data.regions
                     .get(k)
@@ -150,8 +151,9 @@ impl NavMesh {
                 .values()
                 .map(|p| [ends(p.regions[0]), ends(p.regions[1])])
                 .collect();
-            h.check(&portal_regions, data.regions.len())
+            h.check_and_derive(&portal_regions, data.regions.len())
                 .map_err(crate::ValidationError::from)?;
+            data.hierarchy = Some(h);
         }
         let mesh = NavMesh::from_data(data);
         mesh.validate()?;
@@ -203,16 +205,10 @@ mod tests {
         assert!(NavMesh::from_bytes(&good).is_ok());
         type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
         assert!(!h.l2_table.is_empty(), "the all-pairs table is checked too");
-        let breakages: [(&str, Breakage); 17] = [
-            ("corridor end", |h| h.corridors[0].ends[1] = 9999),
-            ("corridor span", |h| h.corridors[0].len += 1_000_000),
-            ("crossing", |h| {
-                if let Some(x) = h.crossings.first_mut() {
-                    *x = 999_999;
-                } else {
-                    h.corridors[0].regions[1] ^= 1;
-                }
-            }),
+        let breakages: [(&str, Breakage); 14] = [
+            // the corridors are derived from the leg tables: a nav node
+            // that stands on none of its cluster's points cannot have them
+            ("nav node off its point", |h| h.nodes[0].at.x += 0.25),
             ("cluster of a region", |h| h.region_cluster[0] = 9999),
             ("cluster offsets", |h| h.cluster_start[1] = 9999),
             ("leg route", |h| h.leg_route[0] = 999_999),
@@ -234,7 +230,6 @@ mod tests {
                 h.landmarks = u32::MAX;
                 h.landmark_dist.clear();
             }),
-            ("corridors out of place", |h| h.corridors[1].first += 1),
             ("node side", |h| h.nodes[0].regions.swap(0, 1)),
             ("all-pairs table length", |h| {
                 h.l2_table.pop();
@@ -252,6 +247,48 @@ mod tests {
             NavMesh::from_bytes(&bytes),
             Err(FileError::Invalid(ValidationError::Portal { index: 0, .. }))
         ));
+        for (what, break_it) in breakages {
+            let mut data = mesh.data.clone();
+            break_it(data.hierarchy.as_mut().unwrap());
+            let bytes = encode(&data).unwrap();
+            assert!(
+                matches!(
+                    NavMesh::from_bytes(&bytes),
+                    Err(FileError::Invalid(ValidationError::Hierarchy(_)))
+                ),
+                "{what}"
+            );
+        }
+    }
+
+    /// Designer corridors are stored (the flat search made them): broken,
+    /// the file is refused; intact, a loaded mesh has every corridor its
+    /// bake had, the derived ones included.
+    #[test]
+    fn designer_corridors_are_checked_and_derived_ones_come_back() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/levels/rts_base.json");
+        let level = crate::Level::from_file(path).expect("bundled level");
+        let mesh = NavMesh::bake(&level, &BakeConfig::default()).expect("bakes");
+        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        assert!(h.designer_corridors.len() > 2 && !h.designer_crossings.is_empty());
+        let loaded = NavMesh::from_bytes(&encode(&mesh.data).unwrap()).expect("loads");
+        let back = loaded.data.hierarchy.as_ref().expect("hierarchy");
+        assert_eq!(back.corridors, h.corridors);
+        assert_eq!(back.crossings, h.crossings);
+        type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
+        let breakages: [(&str, Breakage); 4] = [
+            ("designer corridor end", |h| {
+                h.designer_corridors[0].ends[1] = 9999
+            }),
+            ("designer corridor span", |h| {
+                h.designer_corridors[0].len += 1_000_000
+            }),
+            ("designer crossing", |h| h.designer_crossings[0] = 999_999),
+            ("designer corridors out of place", |h| {
+                h.designer_corridors[1].first += 1
+            }),
+        ];
         for (what, break_it) in breakages {
             let mut data = mesh.data.clone();
             break_it(data.hierarchy.as_mut().unwrap());

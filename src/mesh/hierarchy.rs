@@ -22,7 +22,7 @@ use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
 use super::validate::HierarchyError;
-use super::Tables;
+use super::{crossing_out_of, entered};
 
 /// Marks a leg route without crossings, and the root of a route tree.
 pub(crate) const NO_STEP: u32 = u32::MAX;
@@ -118,8 +118,19 @@ pub(crate) struct HierarchyData {
     pub cluster_start: Vec<u32>,
     pub cluster_nodes: Vec<u32>,
     pub nodes: Vec<NavNode>,
+    /// Cached corridors (the L2 edges): every cluster's, then the designer
+    /// points'. Not stored: [`HierarchyData::derive_corridors`] rebuilds
+    /// them from the leg tables on bake and on load.
+    #[serde(skip)]
     pub corridors: Vec<Corridor>,
+    /// Crossings of `corridors`, each corridor's a run of them.
+    #[serde(skip)]
     pub crossings: Vec<u32>,
+    /// Corridors between designer points, from the flat search (so not
+    /// derivable), with their crossings (`first` counts from the start of
+    /// `designer_crossings`).
+    pub designer_corridors: Vec<Corridor>,
+    pub designer_crossings: Vec<u32>,
     /// CSR: leg points of cluster `c` are
     /// `points[point_start[c]..point_start[c + 1]]`.
     pub point_start: Vec<u32>,
@@ -173,6 +184,16 @@ impl HierarchyData {
     /// corridors agree with the mesh and the clusters. `portal_regions`
     /// (dense) and `regions` describe the mesh.
     pub(crate) fn check(
+        &self,
+        portal_regions: &[[u32; 2]],
+        regions: usize,
+    ) -> Result<(), HierarchyError> {
+        self.check_stored(portal_regions, regions)?;
+        self.check_corridors(portal_regions)
+    }
+
+    /// The stored parts: everything but the corridors.
+    fn check_stored(
         &self,
         portal_regions: &[[u32; 2]],
         regions: usize,
@@ -284,6 +305,26 @@ impl HierarchyData {
         {
             return fail("landmarks", "landmark table does not match the nav nodes");
         }
+        Ok(())
+    }
+
+    /// Checks a hierarchy read from a file and derives its corridors: the
+    /// stored parts first ([`HierarchyData::check`]'s), then the corridors
+    /// walked from the leg tables, then what refers to the corridors.
+    pub(crate) fn check_and_derive(
+        &mut self,
+        portal_regions: &[[u32; 2]],
+        regions: usize,
+    ) -> Result<(), HierarchyError> {
+        self.check_stored(portal_regions, regions)?;
+        self.derive_corridors(portal_regions)?;
+        self.check_corridors(portal_regions)
+    }
+
+    /// The corridors (cluster and designer) join up and match the nodes and
+    /// the mesh, and the all-pairs table refers to them correctly.
+    fn check_corridors(&self, portal_regions: &[[u32; 2]]) -> Result<(), HierarchyError> {
+        let clusters = self.cluster_start.len().saturating_sub(1);
         self.check_l2_table()?;
         let mut next_first = 0u32;
         for (i, e) in self.corridors.iter().enumerate() {
@@ -334,6 +375,75 @@ impl HierarchyData {
         Ok(())
     }
 
+    /// Rebuilds `corridors` and `crossings`: for each cluster in order, the
+    /// corridor of every pair of its nav nodes, walked from the leg table
+    /// (the route from the point where the first stands to the second, at
+    /// that entry's cost; pairs with no route get none), then the stored
+    /// designer corridors. The bake and the loader both build them here, so
+    /// a loaded mesh has exactly the corridors its bake had. Run it on
+    /// checked leg tables ([`HierarchyData::check`]'s stored parts).
+    ///
+    /// # Errors
+    /// A nav node with no leg point where it stands in one of its clusters,
+    /// or designer corridors past `u32` crossings (a damaged file).
+    pub(crate) fn derive_corridors(
+        &mut self,
+        portal_regions: &[[u32; 2]],
+    ) -> Result<(), HierarchyError> {
+        let mut corridors = std::mem::take(&mut self.corridors);
+        let mut crossings = std::mem::take(&mut self.crossings);
+        corridors.clear();
+        crossings.clear();
+        let (mut from, mut route) = (Vec::new(), Vec::new());
+        for c in 0..self.cluster_start.len().saturating_sub(1) as u32 {
+            let (nodes, points) = (self.nodes_of(c), self.points_of(c));
+            from.clear();
+            for &n in nodes {
+                let Some(i) = point_of_node(points, &self.nodes[n as usize], c) else {
+                    return fail(
+                        "leg tables",
+                        format!("nav node {n} has no leg point in cluster {c}"),
+                    );
+                };
+                from.push(i);
+            }
+            for a in 0..nodes.len() {
+                for b in a + 1..nodes.len() {
+                    let cost = self.leg(c, from[a], b);
+                    if !cost.is_finite() {
+                        continue;
+                    }
+                    route.clear();
+                    let start = points[from[a]].region;
+                    let Some(end) = self.walk_leg(portal_regions, c, from[a], b, start, &mut route)
+                    else {
+                        continue;
+                    };
+                    corridors.push(Corridor {
+                        ends: [nodes[a], nodes[b]],
+                        regions: [start, end],
+                        cluster: c,
+                        cost,
+                        first: crossings.len() as u32,
+                        len: route.len() as u32,
+                    });
+                    crossings.extend_from_slice(&route);
+                }
+            }
+        }
+        let base = crossings.len() as u32;
+        for e in &self.designer_corridors {
+            let Some(first) = e.first.checked_add(base) else {
+                return fail("corridors", "designer corridors are out of place");
+            };
+            corridors.push(Corridor { first, ..*e });
+        }
+        crossings.extend_from_slice(&self.designer_crossings);
+        self.corridors = corridors;
+        self.crossings = crossings;
+        Ok(())
+    }
+
     /// Nav nodes of cluster `c`.
     #[inline]
     pub(crate) fn nodes_of(&self, c: u32) -> &[u32] {
@@ -372,7 +482,7 @@ impl HierarchyData {
     /// it does not join up (only a damaged file can make it so).
     pub(crate) fn walk_leg(
         &self,
-        t: &Tables,
+        portal_regions: &[[u32; 2]],
         c: u32,
         from: usize,
         k: usize,
@@ -391,11 +501,12 @@ impl HierarchyData {
         // the region the route reaches the point in; a point on a portal is
         // on the boundary of the regions of both sides
         let reached = match self.leg_steps.get(step as usize) {
-            Some(&[_, crossing]) => t.entered(crossing),
+            Some(&[_, crossing]) => entered(portal_regions, crossing),
             None => target,
         };
         if region != reached {
-            let (crossing, into) = t.crossing_out_of(self.points_of(c)[from].portal?, region)?;
+            let portal = self.points_of(c)[from].portal?;
+            let (crossing, into) = crossing_out_of(portal_regions, portal, region)?;
             if into != reached {
                 return None;
             }
@@ -404,12 +515,12 @@ impl HierarchyData {
         }
         // the tree's steps lead away from the nav node: walk them back
         while let Some(&[parent, crossing]) = self.leg_steps.get(step as usize) {
-            if t.entered(crossing) != region {
+            if entered(portal_regions, crossing) != region {
                 return None;
             }
             let back = crossing ^ 1;
             out.push(back);
-            region = t.entered(back);
+            region = entered(portal_regions, back);
             step = parent;
         }
         (region == target).then_some(region)
@@ -498,6 +609,17 @@ impl HierarchyData {
 }
 
 /// A failed hierarchy check.
+/// The local point nav node `node` stands on in cluster `c`.
+fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> Option<usize> {
+    let side = usize::from(node.clusters[0] != c);
+    points.iter().position(|p| match node.kind {
+        NavPointKind::Boundary { portal } => {
+            p.portal == Some(portal) && p.region == node.regions[side] && p.at == node.at
+        }
+        NavPointKind::Designer { .. } => p.portal.is_none() && p.at == node.at,
+    })
+}
+
 fn fail<T>(part: &'static str, reason: impl Into<String>) -> Result<T, HierarchyError> {
     Err(HierarchyError::new(part, reason))
 }

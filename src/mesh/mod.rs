@@ -450,6 +450,35 @@ impl NavMesh {
     }
 }
 
+/// [`Tables::entered`] over the dense portal sides alone (what a loaded
+/// hierarchy has before the tables exist).
+#[inline]
+pub(crate) fn entered(portal_regions: &[[u32; 2]], crossing: u32) -> u32 {
+    let [a, b] = portal_regions[(crossing / 2) as usize];
+    if crossing % 2 == 0 {
+        b
+    } else {
+        a
+    }
+}
+
+/// [`Tables::crossing_out_of`] over the dense portal sides alone.
+#[inline]
+pub(crate) fn crossing_out_of(
+    portal_regions: &[[u32; 2]],
+    portal: u32,
+    region: u32,
+) -> Option<(u32, u32)> {
+    let [a, b] = *portal_regions.get(portal as usize)?;
+    if a == region {
+        Some((2 * portal, b))
+    } else if b == region {
+        Some((2 * portal + 1, a))
+    } else {
+        None
+    }
+}
+
 impl Tables {
     pub(crate) fn build(data: &MeshData) -> Tables {
         let region_keys: Vec<RegionId> = data.regions.keys().collect();
@@ -544,26 +573,14 @@ impl Tables {
     /// `2p + 1` into `portal_regions[p][0]`) enters.
     #[inline]
     pub(crate) fn entered(&self, crossing: u32) -> u32 {
-        let [a, b] = self.portal_regions[(crossing / 2) as usize];
-        if crossing % 2 == 0 {
-            b
-        } else {
-            a
-        }
+        entered(&self.portal_regions, crossing)
     }
 
     /// The crossing node that leaves dense `region` through `portal`, and the
     /// region it enters; `None` if the portal does not touch the region.
     #[inline]
     pub(crate) fn crossing_out_of(&self, portal: u32, region: u32) -> Option<(u32, u32)> {
-        let [a, b] = self.portal_regions[portal as usize];
-        if a == region {
-            Some((2 * portal, b))
-        } else if b == region {
-            Some((2 * portal + 1, a))
-        } else {
-            None
-        }
+        crossing_out_of(&self.portal_regions, portal, region)
     }
 
     /// Cost of the path from `a` (in `first_region`) pulled taut through

@@ -441,7 +441,7 @@ fn walk_leg(
 ) -> Option<u32> {
     let c = h.region_cluster[region as usize];
     let (from, k) = (leg.first_point as usize, leg.k as usize);
-    h.walk_leg(&mesh.tables, c, from, k, region, out)
+    h.walk_leg(&mesh.tables.portal_regions, c, from, k, region, out)
 }
 
 /// What a leg not yet pulled taut counts as when choosing the L2 route: a
