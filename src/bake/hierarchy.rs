@@ -94,6 +94,7 @@ pub(crate) fn build(
         leg_cost: Vec::new(),
         leg_route: Vec::new(),
         leg_steps: Vec::new(),
+        step_start: Vec::new(),
         landmarks: 0,
         landmark_dist: Vec::new(),
         l2_table: Vec::new(),
@@ -304,6 +305,8 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
     h.point_start.push(0);
     for (c, regions) in regions_of_cluster.iter().enumerate() {
         let c = c as u32;
+        let first_step = h.leg_steps.len();
+        h.step_start.push(first_step as u32);
         for (i, &r) in regions.iter().enumerate() {
             local_region[r as usize] = i as u32;
         }
@@ -376,9 +379,10 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
                 search.crossings(state, &mut path, &mut crossings);
                 let mut step = NO_STEP;
                 for &x in &crossings {
+                    // numbered from 1 within the cluster (0 is NO_STEP)
                     step = *steps.entry((step, x)).or_insert_with(|| {
                         h.leg_steps.push([step, x]);
-                        (h.leg_steps.len() - 1) as u32
+                        (h.leg_steps.len() - first_step) as u32
                     });
                 }
                 let at = base + i * nodes.len() + k;
@@ -389,6 +393,7 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
         h.points.extend_from_slice(&points);
         h.point_start.push(h.points.len() as u32);
     }
+    h.step_start.push(h.leg_steps.len() as u32);
 }
 
 fn push_designer_corridor(

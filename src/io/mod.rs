@@ -205,7 +205,7 @@ mod tests {
         assert!(NavMesh::from_bytes(&good).is_ok());
         type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
         assert!(!h.l2_table.is_empty(), "the all-pairs table is checked too");
-        let breakages: [(&str, Breakage); 14] = [
+        let breakages: [(&str, Breakage); 15] = [
             // the corridors are derived from the leg tables: a nav node
             // that stands on none of its cluster's points cannot have them
             ("nav node off its point", |h| h.nodes[0].at.x += 0.25),
@@ -217,6 +217,7 @@ mod tests {
                 h.leg_steps[0][0] = last;
             }),
             ("leg step crossing", |h| h.leg_steps[0][1] = 999_999),
+            ("route step offsets", |h| h.step_start[1] = 9999),
             ("leg table length", |h| {
                 h.leg_cost.pop();
             }),

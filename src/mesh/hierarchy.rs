@@ -25,7 +25,10 @@ use super::validate::HierarchyError;
 use super::{crossing_out_of, entered};
 
 /// Marks a leg route without crossings, and the root of a route tree.
-pub(crate) const NO_STEP: u32 = u32::MAX;
+/// Steps are numbered from 1 within their cluster (step `s` of cluster `c`
+/// is `leg_steps[step_start[c] + s - 1]`), so the numbers in the file stay
+/// small and their variable-length encoding short.
+pub(crate) const NO_STEP: u32 = 0;
 
 /// Most landmarks a hierarchy may carry (the bake uses 16).
 pub(crate) const MAX_LANDMARKS: usize = 64;
@@ -142,13 +145,18 @@ pub(crate) struct HierarchyData {
     /// Length of the shortest path inside the cluster between the point and
     /// the nav node (infinite if there is none).
     pub leg_cost: Vec<f32>,
-    /// The step of `leg_steps` by which that path reaches the point, or
+    /// The step of the cluster's route trees by which that path reaches the
+    /// point (numbered from 1 in the cluster, see [`NO_STEP`]), or
     /// [`NO_STEP`] if it crosses no portal (the point is on the boundary of
     /// the nav node's region, or unreachable).
     pub leg_route: Vec<u32>,
+    /// CSR: the route steps of cluster `c` are
+    /// `leg_steps[step_start[c]..step_start[c + 1]]`.
+    pub step_start: Vec<u32>,
     /// The routes of the leg tables, as trees grown from each nav node:
-    /// `[parent, crossing]`, the step before (a lower index, or [`NO_STEP`]
-    /// for a first crossing out of the nav node's region) and the crossing
+    /// `[parent, crossing]`, the step before (a lower number in the same
+    /// cluster, or [`NO_STEP`] for a first crossing out of the nav node's
+    /// region) and the crossing
     /// made, in the direction away from the nav node.
     pub leg_steps: Vec<[u32; 2]>,
     /// Landmarks for the L2 heuristic (ALT): `landmark_dist[n * landmarks + i]`
@@ -286,18 +294,34 @@ impl HierarchyData {
         if table_end != self.leg_cost.len() || table_end != self.leg_route.len() {
             return fail("leg tables", "leg tables have stray entries");
         }
-        let steps = self.leg_steps.len();
-        if self
-            .leg_route
-            .iter()
-            .any(|&s| s != NO_STEP && s as usize >= steps)
-        {
-            return fail("leg tables", "a leg route names a missing step");
+        csr_ok(
+            "leg tables",
+            "step_start",
+            &self.step_start,
+            self.leg_steps.len(),
+        )?;
+        if self.step_start.len() != clusters + 1 {
+            return fail("leg tables", "route steps do not match the clusters");
         }
-        // parents come first, so every walk back to a root ends
-        for (i, &[parent, crossing]) in self.leg_steps.iter().enumerate() {
-            if (parent != NO_STEP && parent as usize >= i) || crossing as usize / 2 >= portals {
-                return fail("leg tables", format!("leg step {i} is out of place"));
+        for c in 0..clusters {
+            let (first, last) = (self.step_start[c] as usize, self.step_start[c + 1] as usize);
+            let count = (last - first) as u64;
+            let table = &self.leg_route[self.leg_start[c] as usize..];
+            let table = &table[..self.nodes_of(c as u32).len() * self.points_of(c as u32).len()];
+            if table.iter().any(|&s| u64::from(s) > count) {
+                return fail(
+                    "leg tables",
+                    format!("a leg route of cluster {c} names a missing step"),
+                );
+            }
+            // parents come first, so every walk back to a root ends
+            for (i, &[parent, crossing]) in self.leg_steps[first..last].iter().enumerate() {
+                if parent as usize > i || crossing as usize / 2 >= portals {
+                    return fail(
+                        "leg tables",
+                        format!("leg step {} is out of place", first + i),
+                    );
+                }
             }
         }
         if self.landmarks as usize > n.min(MAX_LANDMARKS)
@@ -497,10 +521,13 @@ impl HierarchyData {
         if !self.leg_cost[entry].is_finite() {
             return None;
         }
+        let steps = &self.leg_steps[self.step_start[c as usize] as usize..];
+        // step `s` of the cluster, numbered from 1 (`NO_STEP` is none)
+        let at = |s: u32| s.checked_sub(1).and_then(|s| steps.get(s as usize));
         let mut step = self.leg_route[entry];
         // the region the route reaches the point in; a point on a portal is
         // on the boundary of the regions of both sides
-        let reached = match self.leg_steps.get(step as usize) {
+        let reached = match at(step) {
             Some(&[_, crossing]) => entered(portal_regions, crossing),
             None => target,
         };
@@ -514,7 +541,7 @@ impl HierarchyData {
             region = into;
         }
         // the tree's steps lead away from the nav node: walk them back
-        while let Some(&[parent, crossing]) = self.leg_steps.get(step as usize) {
+        while let Some(&[parent, crossing]) = at(step) {
             if entered(portal_regions, crossing) != region {
                 return None;
             }
