@@ -19,7 +19,7 @@ use crate::fxmap::FxHashMap;
 use crate::level::NavPoint;
 use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
-    Corridor, HierarchyData, HierarchyStats, L2Hop, LegPoint, NavNode, NavPointKind,
+    Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint, NavNode, NavPointKind,
     MAX_TABLE_NODES, NO_STEP,
 };
 use crate::mesh::{NavMesh, Tables};
@@ -34,6 +34,7 @@ pub(crate) fn build(
     designer: &[NavPoint],
     cluster_size: u32,
     wide_portal: f32,
+    table_budget: Option<f32>,
 ) -> Option<HierarchyData> {
     let started = Instant::now();
     let t = &mesh.tables;
@@ -97,7 +98,7 @@ pub(crate) fn build(
         step_start: Vec::new(),
         landmarks: 0,
         landmark_dist: Vec::new(),
-        l2_table: Vec::new(),
+        l2_table: L2Table::default(),
         stats: HierarchyStats::default(),
     };
     build_leg_tables(t, &mut h, wide_portal);
@@ -110,7 +111,11 @@ pub(crate) fn build(
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
     landmarks(&ht, &mut h, LANDMARKS);
-    l2_table(&ht, &mut h);
+    let budget = table_budget.map(|per_byte| {
+        let mesh_bytes = postcard::to_allocvec(&mesh.data).map_or(0, |b| b.len());
+        (mesh_bytes as f64 * f64::from(per_byte)) as u64
+    });
+    l2_table(&ht, &mut h, budget);
 
     h.stats = HierarchyStats {
         clusters,
@@ -119,6 +124,7 @@ pub(crate) fn build(
         crossings: h.crossings.len() as u32,
         leg_entries: h.leg_cost.len() as u32,
         bytes: postcard::to_allocvec(&h).map_or(0, |b| b.len() as u64),
+        all_pairs_table: h.has_table(),
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     Some(h)
@@ -460,34 +466,58 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
 }
 
 /// Fills the all-pairs L2 table for graphs of at most [`MAX_TABLE_NODES`]
-/// nav nodes: one Dijkstra (the generic A*, no goal) from each node over the
-/// whole L2 graph.
-fn l2_table(ht: &HierarchyTables, h: &mut HierarchyData) {
+/// nav nodes (and, given a `budget` in bytes, whose hierarchy stays within
+/// it, table included; [`crate::BakeConfig::table_budget`]): one Dijkstra
+/// (the generic A*, no goal) from each node over the whole L2 graph. The
+/// size is estimated first (at least 4 bytes per pair and one per ordered
+/// pair), so a table that cannot fit is not computed.
+fn l2_table(ht: &HierarchyTables, h: &mut HierarchyData, budget: Option<u64>) {
     let n = h.nodes.len();
     if n == 0 || n > MAX_TABLE_NODES {
         return;
     }
-    let mut table = Vec::with_capacity(n * n);
+    let pairs = (n * (n - 1) / 2) as u64;
+    let rest = budget.map(|_| postcard::to_allocvec(&*h).map_or(u64::MAX, |b| b.len() as u64));
+    let fits = |table: u64| match (rest, budget) {
+        // a few bytes more for the stats written after
+        (Some(rest), Some(budget)) => rest.saturating_add(table).saturating_add(16) <= budget,
+        _ => true,
+    };
+    if !fits(4 * pairs + (n * n) as u64) {
+        return;
+    }
+    // a corridor's place in its node's list, which the table stores
+    let mut place: FxHashMap<(u32, u32), u16> = FxHashMap::default();
+    for b in 0..n as u32 {
+        for (k, e) in ht.corridors_at(b).iter().enumerate() {
+            let Ok(k) = u16::try_from(k + 1) else {
+                return; // a node of 65,535 corridors: no table
+            };
+            place.entry((b, e.corridor)).or_insert(k);
+        }
+    }
+    let mut table = L2Table {
+        dist: Vec::with_capacity(pairs as usize),
+        via: Vec::with_capacity(n * n),
+    };
     let mut ctx = SearchContext::new();
     for a in 0..n as u32 {
         let graph = NavGraph::whole(h, ht);
         astar(&graph, &mut ctx, &[(a, 0.0, LEG)], u32::MAX);
-        table.extend((0..n as u32).map(|b| match ctx.cost(b) {
-            Some(dist) if b != a => L2Hop {
-                dist,
-                via: ctx.payload(b).unwrap_or(LEG),
-            },
-            Some(_) => L2Hop {
-                dist: 0.0,
-                via: LEG,
-            },
-            None => L2Hop {
-                dist: f32::INFINITY,
-                via: LEG,
-            },
-        }));
+        table
+            .dist
+            .extend((a + 1..n as u32).map(|b| ctx.cost(b).unwrap_or(f32::INFINITY)));
+        table
+            .via
+            .extend((0..n as u32).map(|b| match ctx.payload(b) {
+                Some(c) if b != a && c != LEG => place.get(&(b, c)).copied().unwrap_or(0),
+                _ => 0,
+            }));
     }
-    h.l2_table = table;
+    if budget.is_none() || fits(postcard::to_allocvec(&table).map_or(u64::MAX, |b| b.len() as u64))
+    {
+        h.l2_table = table;
+    }
 }
 
 /// Landmarks of the L2 heuristic: more tighten it, each costs 4 bytes per nav node.
@@ -649,12 +679,23 @@ mod tests {
             .find(|(_, e)| e.ends[0] != e.ends[1] && !e.ends.contains(&0))
             .expect("a corridor away from node 0");
         let [b, x] = e.ends;
-        h.l2_table[b as usize].via = c as u32;
-        h.l2_table[x as usize].via = c as u32;
+        let place = |node: u32| {
+            let k = mesh
+                .hier
+                .corridors_at(node)
+                .iter()
+                .position(|e| e.corridor == c as u32);
+            k.expect("the corridor is in its ends' lists") as u16 + 1
+        };
+        h.l2_table.via[b as usize] = place(b);
+        h.l2_table.via[x as usize] = place(x);
         let t = &mesh.tables;
         assert_eq!(h.check(&t.portal_regions, mesh.region_count()), Ok(()));
         let mut route = Vec::new();
-        assert!(!h.tabled_route(0, b, &mut route), "the walk stops");
+        assert!(
+            !h.tabled_route(&mesh.hier, 0, b, &mut route),
+            "the walk stops"
+        );
     }
 
     /// The all-pairs table agrees with petgraph's Dijkstra from every nav
@@ -664,7 +705,7 @@ mod tests {
         let mesh = den520d();
         let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
         let n = h.nodes.len();
-        assert_eq!(h.l2_table.len(), n * n, "a small graph gets its table");
+        assert!(h.has_table(), "a small graph gets its table");
         let g = mesh.nav_graph();
         let mut route = Vec::new();
         let mut routed = 0;
@@ -674,7 +715,7 @@ mod tests {
                     *e.weight()
                 });
             for b in 0..n {
-                let ours = h.l2_table[a * n + b].dist;
+                let ours = h.l2_distance(a as u32, b as u32);
                 let Some(&d) = oracle.get(&petgraph::graph::NodeIndex::new(b)) else {
                     assert!(ours.is_infinite());
                     continue;
@@ -683,7 +724,7 @@ mod tests {
                     (ours - d).abs() <= 1e-3 * d.max(1.0),
                     "{a} -> {b}: {ours} vs {d}"
                 );
-                assert!(h.tabled_route(a as u32, b as u32, &mut route));
+                assert!(h.tabled_route(&mesh.hier, a as u32, b as u32, &mut route));
                 let cost: f32 = route
                     .iter()
                     .map(|&(_, c)| h.corridors[c as usize].cost)

@@ -69,6 +69,11 @@ enum Command {
         /// Skip the nav-point hierarchy and its cached corridors.
         #[arg(long)]
         no_corridors: bool,
+        /// Keep the all-pairs L2 table only while the hierarchy stays within
+        /// this many times the bytes of the rest of the file (smaller files,
+        /// slower long queries where it is left out).
+        #[arg(long)]
+        table_budget: Option<f32>,
         /// Print the summary as one JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -199,21 +204,10 @@ fn counter(len: usize) -> indicatif::ProgressBar {
     indicatif::ProgressBar::new(len as u64)
 }
 
-fn bake_level(
-    path: &FsPath,
-    agent: Option<String>,
-    radius: f32,
-    corridors: bool,
-) -> Result<NavMesh, Failure> {
+fn bake_level(path: &FsPath, config: &BakeConfig) -> Result<NavMesh, Failure> {
     let level = Level::from_file(path).map_err(fail(EXIT_INPUT))?;
     let bar = spinner(&format!("baking {}", path.display()));
-    let config = BakeConfig {
-        agent_radius: radius,
-        agent,
-        corridors,
-        ..BakeConfig::default()
-    };
-    let mesh = NavMesh::bake(&level, &config);
+    let mesh = NavMesh::bake(&level, config);
     bar.finish_and_clear();
     mesh.map_err(fail(EXIT_BAKE))
 }
@@ -222,7 +216,11 @@ fn mesh_from(path: &FsPath, agent: Option<String>) -> Result<NavMesh, Failure> {
     if path.extension().is_some_and(|e| e == "nav") {
         NavMesh::load(path).map_err(fail(EXIT_INPUT))
     } else {
-        bake_level(path, agent, 0.0, true)
+        let config = BakeConfig {
+            agent,
+            ..BakeConfig::default()
+        };
+        bake_level(path, &config)
     }
 }
 
@@ -254,8 +252,17 @@ fn run(command: Command) -> Result<(), Failure> {
             output,
             agent,
             no_corridors,
+            table_budget,
             json,
-        } => run_bake(&level, &output, agent, !no_corridors, json),
+        } => {
+            let config = BakeConfig {
+                agent,
+                corridors: !no_corridors,
+                table_budget,
+                ..BakeConfig::default()
+            };
+            run_bake(&level, &output, &config, json)
+        }
         Command::Path {
             mesh,
             sx,
@@ -321,12 +328,11 @@ fn run(command: Command) -> Result<(), Failure> {
 fn run_bake(
     level: &FsPath,
     output: &FsPath,
-    agent: Option<String>,
-    corridors: bool,
+    config: &BakeConfig,
     json: bool,
 ) -> Result<(), Failure> {
     check_output(output, &[level])?;
-    let mesh = bake_level(level, agent, 0.0, corridors)?;
+    let mesh = bake_level(level, config)?;
     let bytes = mesh.to_bytes().map_err(fail(EXIT_BAKE))?;
     // what the game pays: reading the file back, checked and validated
     let load_started = Instant::now();
@@ -380,17 +386,18 @@ fn run_bake(
     );
     match mesh.hierarchy_stats() {
         Some(h) => eprintln!(
-            "hierarchy: {} clusters, {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {} bytes ({:.2}x the file without it), built in {:.1} ms",
+            "hierarchy: {} clusters, {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {}all-pairs table, {} bytes ({:.2}x the file without it), built in {:.1} ms",
             h.clusters,
             h.nav_nodes,
             h.corridors,
             h.crossings,
             h.leg_entries,
+            if h.all_pairs_table { "" } else { "no " },
             h.bytes,
             h.bytes as f64 / (size.saturating_sub(h.bytes).max(1)) as f64,
             h.bake_ms
         ),
-        None if !corridors => eprintln!("hierarchy: none (--no-corridors)"),
+        None if !config.corridors => eprintln!("hierarchy: none (--no-corridors)"),
         None => eprintln!(
             "hierarchy: none (it would not pay for itself on this mesh: every query uses the flat search)"
         ),
@@ -563,7 +570,12 @@ fn run_scen(
     let scenarios = Scenario::load_file(scen).map_err(fail(EXIT_INPUT))?;
     let started = Instant::now();
     let mesh = if buildings.buildings == 0 {
-        bake_level(map, None, radius, hierarchy)?
+        let config = BakeConfig {
+            agent_radius: radius,
+            corridors: hierarchy,
+            ..BakeConfig::default()
+        };
+        bake_level(map, &config)?
     } else {
         if radius != 0.0 {
             return Err(fail(EXIT_USAGE)(

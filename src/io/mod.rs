@@ -204,8 +204,7 @@ mod tests {
         let good = encode(&mesh.data).unwrap();
         assert!(NavMesh::from_bytes(&good).is_ok());
         type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
-        assert!(!h.l2_table.is_empty(), "the all-pairs table is checked too");
-        let breakages: [(&str, Breakage); 15] = [
+        let breakages: [(&str, Breakage); 12] = [
             // the corridors are derived from the leg tables: a nav node
             // that stands on none of its cluster's points cannot have them
             ("nav node off its point", |h| h.nodes[0].at.x += 0.25),
@@ -232,11 +231,6 @@ mod tests {
                 h.landmark_dist.clear();
             }),
             ("node side", |h| h.nodes[0].regions.swap(0, 1)),
-            ("all-pairs table length", |h| {
-                h.l2_table.pop();
-            }),
-            ("all-pairs corridor", |h| h.l2_table[1].via = 9999),
-            ("all-pairs distance", |h| h.l2_table[0].dist = f32::NAN),
         ];
         // a portal index out of range would send the derived tables out of bounds
         let mut data = mesh.data.clone();
@@ -248,6 +242,46 @@ mod tests {
             NavMesh::from_bytes(&bytes),
             Err(FileError::Invalid(ValidationError::Portal { index: 0, .. }))
         ));
+        for (what, break_it) in breakages {
+            let mut data = mesh.data.clone();
+            break_it(data.hierarchy.as_mut().unwrap());
+            let bytes = encode(&data).unwrap();
+            assert!(
+                matches!(
+                    NavMesh::from_bytes(&bytes),
+                    Err(FileError::Invalid(ValidationError::Hierarchy(_)))
+                ),
+                "{what}"
+            );
+        }
+    }
+
+    /// A broken all-pairs table is refused (den520d keeps its table within
+    /// the bake's byte budget).
+    #[test]
+    fn a_broken_all_pairs_table_is_rejected() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let grid = Grid::from_file(path).expect("bundled map");
+        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        assert!(mesh.data.hierarchy.as_ref().is_some_and(|h| h.has_table()));
+        type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
+        let breakages: [(&str, Breakage); 5] = [
+            ("routes one short", |h| {
+                h.l2_table.via.pop();
+            }),
+            ("distances one short", |h| {
+                h.l2_table.dist.pop();
+            }),
+            ("a corridor its node does not have", |h| {
+                h.l2_table.via[1] = 9999
+            }),
+            ("a route to a node out of reach", |h| {
+                h.l2_table.dist[0] = f32::INFINITY
+            }),
+            ("a distance that is not a number", |h| {
+                h.l2_table.dist[0] = f32::NAN
+            }),
+        ];
         for (what, break_it) in breakages {
             let mut data = mesh.data.clone();
             break_it(data.hierarchy.as_mut().unwrap());

@@ -34,16 +34,29 @@ pub(crate) const NO_STEP: u32 = 0;
 pub(crate) const MAX_LANDMARKS: usize = 64;
 
 /// Most nav nodes for which the bake stores the all-pairs L2 table
-/// ([`HierarchyData::l2_table`]): 8 bytes per pair, so at most 2 MB.
+/// ([`HierarchyData::l2_table`]): it costs a search from every node at bake
+/// time, and 4 bytes per pair in memory, so at most 1 MB.
 pub(crate) const MAX_TABLE_NODES: usize = 512;
 
-/// One entry of the all-pairs L2 table: the L2 distance from the row's nav
-/// node, and the corridor the shortest route arrives by (`u32::MAX` at the
-/// row's own node and where nothing is reachable).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct L2Hop {
-    pub dist: f32,
-    pub via: u32,
+/// All-pairs L2 shortest routes: what a query looks up instead of
+/// searching L2.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct L2Table {
+    /// The L2 distance between nav nodes `a < b` (the graph is undirected)
+    /// at [`tri`]`(n, a, b)`, infinite when neither reaches the other.
+    pub dist: Vec<f32>,
+    /// At `a * n + b`: the corridor by which the shortest route from `a`
+    /// arrives at `b`, as 1 + its place in `b`'s corridor list
+    /// ([`HierarchyTables::corridors_at`]), or 0 when `b` is `a` or out of
+    /// reach. A small number, one byte in the file.
+    pub via: Vec<u16>,
+}
+
+/// Where the pair `a < b` of `n` nodes sits in a row-major upper triangle
+/// without its diagonal.
+#[inline]
+pub(crate) fn tri(n: usize, a: usize, b: usize) -> usize {
+    a * (2 * n - a - 1) / 2 + (b - a - 1)
 }
 
 /// What a nav point stands on.
@@ -103,8 +116,13 @@ pub struct HierarchyStats {
     pub crossings: u32,
     /// Entries of the leg tables.
     pub leg_entries: u32,
-    /// Bytes of the hierarchy in the baked file (corridors, leg tables, clusters).
+    /// Bytes of the hierarchy in the baked file (clusters, leg tables,
+    /// designer corridors, landmarks, the all-pairs table).
     pub bytes: u64,
+    /// Whether the all-pairs L2 table was kept (see
+    /// [`crate::BakeConfig::table_budget`]): long queries look their route
+    /// up instead of searching the nav nodes.
+    pub all_pairs_table: bool,
     /// Wall-clock milliseconds to build it (not saved).
     #[serde(skip)]
     pub bake_ms: f64,
@@ -165,10 +183,9 @@ pub(crate) struct HierarchyData {
     pub landmarks: u32,
     pub landmark_dist: Vec<f32>,
     /// All-pairs L2 shortest routes, for graphs of at most
-    /// [`MAX_TABLE_NODES`] nav nodes (empty otherwise): `l2_table[a * n + b]`
-    /// is the route from node `a` to node `b`. A query with a table looks
-    /// its route up instead of searching L2.
-    pub l2_table: Vec<L2Hop>,
+    /// [`MAX_TABLE_NODES`] nav nodes whose table fits the bake's byte budget
+    /// (empty otherwise).
+    pub l2_table: L2Table,
     pub stats: HierarchyStats,
 }
 
@@ -349,7 +366,6 @@ impl HierarchyData {
     /// the mesh, and the all-pairs table refers to them correctly.
     fn check_corridors(&self, portal_regions: &[[u32; 2]]) -> Result<(), HierarchyError> {
         let clusters = self.cluster_start.len().saturating_sub(1);
-        self.check_l2_table()?;
         let mut next_first = 0u32;
         for (i, e) in self.corridors.iter().enumerate() {
             let end_ok = |s: usize| {
@@ -396,7 +412,7 @@ impl HierarchyData {
         if next_first as usize != self.crossings.len() {
             return fail("corridors", "corridor crossings have stray entries");
         }
-        Ok(())
+        self.check_l2_table()
     }
 
     /// Rebuilds `corridors` and `crossings`: for each cluster in order, the
@@ -553,32 +569,65 @@ impl HierarchyData {
         (region == target).then_some(region)
     }
 
-    /// The all-pairs table is empty or `n * n` entries, each arriving by a
-    /// corridor that ends at its node; the routes it encodes are walked with
-    /// a step limit, so cycles in a crafted file cannot hang a query.
+    /// True when the hierarchy has the all-pairs table.
+    #[inline]
+    pub(crate) fn has_table(&self) -> bool {
+        !self.l2_table.via.is_empty()
+    }
+
+    /// The tabled L2 distance between nav nodes `a` and `b`.
+    #[inline]
+    pub(crate) fn l2_distance(&self, a: u32, b: u32) -> f32 {
+        let (a, b) = (a.min(b) as usize, a.max(b) as usize);
+        if a == b {
+            return 0.0;
+        }
+        self.l2_table.dist[tri(self.nodes.len(), a, b)]
+    }
+
+    /// The all-pairs table is empty, or a distance per pair and a corridor
+    /// per ordered pair that agree on what is reachable, each corridor one
+    /// of its node's; the routes it encodes are walked with a step limit, so
+    /// cycles in a crafted file cannot hang a query.
     fn check_l2_table(&self) -> Result<(), HierarchyError> {
         let n = self.nodes.len();
-        if self.l2_table.is_empty() {
+        let table = &self.l2_table;
+        if self.stats.all_pairs_table != self.has_table() {
+            return fail("all-pairs table", "the stats disagree with the table");
+        }
+        if table.via.is_empty() && table.dist.is_empty() {
             return Ok(());
         }
-        if n > MAX_TABLE_NODES || self.l2_table.len() != n * n {
+        if n > MAX_TABLE_NODES
+            || table.via.len() != n * n
+            || table.dist.len() != n * n.saturating_sub(1) / 2
+        {
             return fail(
                 "all-pairs table",
                 "all-pairs L2 table does not match the nav nodes",
             );
         }
-        for (i, hop) in self.l2_table.iter().enumerate() {
+        let mut degree = vec![0usize; n];
+        for e in &self.corridors {
+            for (k, &end) in e.ends.iter().enumerate() {
+                // a corridor listed once at each end (once if a loop); ends
+                // out of range are the corridor check's to refuse
+                if let Some(d) = degree
+                    .get_mut(end as usize)
+                    .filter(|_| k == 0 || end != e.ends[0])
+                {
+                    *d += 1;
+                }
+            }
+        }
+        for (i, &via) in table.via.iter().enumerate() {
             let (a, b) = (i / n, i % n);
-            let ok = if hop.via == u32::MAX {
-                (a == b && hop.dist == 0.0) || (a != b && hop.dist == f32::INFINITY)
+            let ok = if a == b {
+                via == 0
             } else {
-                a != b
-                    && hop.dist.is_finite()
-                    && hop.dist >= 0.0
-                    && self
-                        .corridors
-                        .get(hop.via as usize)
-                        .is_some_and(|c| c.ends.contains(&(b as u32)))
+                let d = self.l2_distance(a as u32, b as u32);
+                (via == 0 && d == f32::INFINITY)
+                    || (via != 0 && usize::from(via) <= degree[b] && d.is_finite() && d >= 0.0)
             };
             if !ok {
                 return fail(
@@ -591,29 +640,35 @@ impl HierarchyData {
     }
 
     /// Writes to `out` the corridors of the tabled shortest route from nav
-    /// node `a` to `b`, in order, with the node each one arrives at. False
-    /// when there is no table entry or the route does not lead back to `a`
-    /// within `n` steps.
-    pub(crate) fn tabled_route(&self, a: u32, b: u32, out: &mut Vec<(u32, u32)>) -> bool {
+    /// node `a` to `b`, in order, with the node each one arrives at; `ht`
+    /// holds the corridor lists the table points into. False when there is
+    /// no table entry or the route does not lead back to `a` within `n`
+    /// steps.
+    pub(crate) fn tabled_route(
+        &self,
+        ht: &HierarchyTables,
+        a: u32,
+        b: u32,
+        out: &mut Vec<(u32, u32)>,
+    ) -> bool {
         out.clear();
         let n = self.nodes.len();
         let mut at = b;
         while at != a {
-            let Some(hop) = self.l2_table.get(a as usize * n + at as usize) else {
+            let Some(&via) = self.l2_table.via.get(a as usize * n + at as usize) else {
                 return false;
             };
-            let Some(c) = self.corridors.get(hop.via as usize) else {
+            let Some(e) = (via as usize)
+                .checked_sub(1)
+                .and_then(|k| ht.corridors_at(at).get(k))
+            else {
                 return false;
             };
             if out.len() >= n {
                 return false;
             }
-            out.push((at, hop.via));
-            at = if c.ends[1] == at {
-                c.ends[0]
-            } else {
-                c.ends[1]
-            };
+            out.push((at, e.corridor));
+            at = e.to;
         }
         out.reverse();
         true

@@ -89,7 +89,7 @@ impl NavQuery {
         filter: &QueryFilter,
     ) -> Option<GroupGoal> {
         let h = mesh.data.hierarchy.as_ref()?;
-        if !self.use_hierarchy || filter.excluded_areas != 0 || !h.l2_table.is_empty() {
+        if !self.use_hierarchy || filter.excluded_areas != 0 || h.has_table() {
             return None;
         }
         let (at, region) = self

@@ -54,7 +54,7 @@ impl NavQuery {
         if self.start_legs.is_empty() || self.goal_legs.is_empty() {
             return false; // a cluster without nav points: nothing to stitch
         }
-        let routed = if h.l2_table.is_empty() {
+        let routed = if !h.has_table() {
             // every leg is pulled taut here: the search dominates the time
             let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
             pull_all(
@@ -237,13 +237,12 @@ impl NavQuery {
             pulled.clear();
             pulled.extend(legs.iter().zip(guess.iter()).map(|(l, &g)| l.cost <= g));
         }
-        let n = h.nodes.len();
         let (start_legs, goal_legs) = (&self.start_legs, &self.goal_legs);
         let (buffer, ends) = (&mut self.leg_buffer, &mut self.leg_ends);
         let chosen = cheapest_pair(
             (&mut self.start_guess, &mut self.start_pulled),
             (&mut self.goal_guess, &mut self.goal_pulled),
-            |i, j| h.l2_table[start_legs[i].node as usize * n + goal_legs[j].node as usize].dist,
+            |i, j| h.l2_distance(start_legs[i].node, goal_legs[j].node),
             |end, k| match end {
                 End::Start => pulled_leg_cost(
                     mesh,
@@ -263,7 +262,7 @@ impl NavQuery {
             return false;
         };
         let (a, b) = (self.start_legs[i].node, self.goal_legs[j].node);
-        if !h.tabled_route(a, b, &mut self.l2_route) {
+        if !h.tabled_route(&mesh.hier, a, b, &mut self.l2_route) {
             return false;
         }
         self.l2_route.insert(0, (a, LEG));
