@@ -498,6 +498,7 @@ fn l2_table(ht: &HierarchyTables, h: &mut HierarchyData, budget: Option<u64>) {
     }
     let mut table = L2Table {
         dist: Vec::with_capacity(pairs as usize),
+        full: Vec::new(),
         via: Vec::with_capacity(n * n),
     };
     let mut ctx = SearchContext::new();
@@ -516,6 +517,7 @@ fn l2_table(ht: &HierarchyTables, h: &mut HierarchyData, budget: Option<u64>) {
     }
     if budget.is_none() || fits(postcard::to_allocvec(&table).map_or(u64::MAX, |b| b.len() as u64))
     {
+        table.expand(n);
         h.l2_table = table;
     }
 }

@@ -45,11 +45,35 @@ pub(crate) struct L2Table {
     /// The L2 distance between nav nodes `a < b` (the graph is undirected)
     /// at [`tri`]`(n, a, b)`, infinite when neither reaches the other.
     pub dist: Vec<f32>,
+    /// The distances again as a full `n * n` matrix (`a * n + b`), so a
+    /// query's look-up is one index: derived by [`L2Table::expand`], not
+    /// stored.
+    #[serde(skip)]
+    pub full: Vec<f32>,
     /// At `a * n + b`: the corridor by which the shortest route from `a`
     /// arrives at `b`, as 1 + its place in `b`'s corridor list
     /// ([`HierarchyTables::corridors_at`]), or 0 when `b` is `a` or out of
     /// reach. A small number, one byte in the file.
     pub via: Vec<u16>,
+}
+
+impl L2Table {
+    /// Fills [`L2Table::full`] from the stored triangle of `n` nodes'
+    /// distances (nothing without a table); run on a checked table.
+    pub(crate) fn expand(&mut self, n: usize) {
+        self.full.clear();
+        if self.via.is_empty() {
+            return;
+        }
+        self.full.resize(n * n, 0.0);
+        for a in 0..n {
+            for b in a + 1..n {
+                let d = self.dist[tri(n, a, b)];
+                self.full[a * n + b] = d;
+                self.full[b * n + a] = d;
+            }
+        }
+    }
 }
 
 /// Where the pair `a < b` of `n` nodes sits in a row-major upper triangle
@@ -359,7 +383,9 @@ impl HierarchyData {
     ) -> Result<(), HierarchyError> {
         self.check_stored(portal_regions, regions)?;
         self.derive_corridors(portal_regions)?;
-        self.check_corridors(portal_regions)
+        self.check_corridors(portal_regions)?;
+        self.l2_table.expand(self.nodes.len());
+        Ok(())
     }
 
     /// The corridors (cluster and designer) join up and match the nodes and
@@ -575,14 +601,11 @@ impl HierarchyData {
         !self.l2_table.via.is_empty()
     }
 
-    /// The tabled L2 distance between nav nodes `a` and `b`.
+    /// The tabled L2 distance between nav nodes `a` and `b` (after
+    /// [`L2Table::expand`]).
     #[inline]
     pub(crate) fn l2_distance(&self, a: u32, b: u32) -> f32 {
-        let (a, b) = (a.min(b) as usize, a.max(b) as usize);
-        if a == b {
-            return 0.0;
-        }
-        self.l2_table.dist[tri(self.nodes.len(), a, b)]
+        self.l2_table.full[a as usize * self.nodes.len() + b as usize]
     }
 
     /// The all-pairs table is empty, or a distance per pair and a corridor
@@ -625,7 +648,7 @@ impl HierarchyData {
             let ok = if a == b {
                 via == 0
             } else {
-                let d = self.l2_distance(a as u32, b as u32);
+                let d = table.dist[tri(n, a.min(b), a.max(b))];
                 (via == 0 && d == f32::INFINITY)
                     || (via != 0 && usize::from(via) <= degree[b] && d.is_finite() && d >= 0.0)
             };
