@@ -102,12 +102,14 @@ pub(crate) fn build(
         stats: HierarchyStats::default(),
     };
     build_leg_tables(t, &mut h, wide_portal);
-    designer_corridors(t, &mut h);
-    h.derive_corridors(&t.portal_regions)
+    h.derive_cluster_corridors(&t.portal_regions)
         .expect("every nav node has a leg point where it stands");
     if h.crossings.len() as u64 > budget(t, CROSSINGS_PER_REGION) {
         return None;
     }
+    designer_corridors(t, &mut h);
+    h.append_designer_corridors()
+        .expect("a bake's designer crossings fit in u32");
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
     landmarks(&ht, &mut h, LANDMARKS);

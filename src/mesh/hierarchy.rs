@@ -456,6 +456,16 @@ impl HierarchyData {
         &mut self,
         portal_regions: &[[u32; 2]],
     ) -> Result<(), HierarchyError> {
+        self.derive_cluster_corridors(portal_regions)?;
+        self.append_designer_corridors()
+    }
+
+    /// The clusters' part of [`HierarchyData::derive_corridors`], replacing
+    /// every corridor.
+    pub(crate) fn derive_cluster_corridors(
+        &mut self,
+        portal_regions: &[[u32; 2]],
+    ) -> Result<(), HierarchyError> {
         let mut corridors = std::mem::take(&mut self.corridors);
         let mut crossings = std::mem::take(&mut self.crossings);
         corridors.clear();
@@ -497,16 +507,21 @@ impl HierarchyData {
                 }
             }
         }
-        let base = crossings.len() as u32;
+        self.corridors = corridors;
+        self.crossings = crossings;
+        Ok(())
+    }
+
+    /// Appends the stored designer corridors after the clusters' ones.
+    pub(crate) fn append_designer_corridors(&mut self) -> Result<(), HierarchyError> {
+        let base = self.crossings.len() as u32;
         for e in &self.designer_corridors {
             let Some(first) = e.first.checked_add(base) else {
                 return fail("corridors", "designer corridors are out of place");
             };
-            corridors.push(Corridor { first, ..*e });
+            self.corridors.push(Corridor { first, ..*e });
         }
-        crossings.extend_from_slice(&self.designer_crossings);
-        self.corridors = corridors;
-        self.crossings = crossings;
+        self.crossings.extend_from_slice(&self.designer_crossings);
         Ok(())
     }
 
