@@ -19,8 +19,8 @@ use crate::fxmap::FxHashMap;
 use crate::level::NavPoint;
 use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
-    Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint, NavNode, NavPointKind,
-    MAX_TABLE_NODES, NO_STEP,
+    crossings_budget, Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint, NavNode,
+    NavPointKind, MAX_TABLE_NODES, NO_STEP,
 };
 use crate::mesh::{NavMesh, Tables};
 use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, LEG};
@@ -102,9 +102,10 @@ pub(crate) fn build(
         stats: HierarchyStats::default(),
     };
     build_leg_tables(t, &mut h, wide_portal);
-    h.derive_cluster_corridors(&t.portal_regions)
-        .expect("every nav node has a leg point where it stands");
-    if h.crossings.len() as u64 > budget(t, CROSSINGS_PER_REGION) {
+    // fails only over the crossings budget: in a bake every nav node
+    // stands on a leg point of each of its clusters
+    let cap = crossings_budget(h.region_cluster.len());
+    if h.derive_cluster_corridors(&t.portal_regions, cap).is_err() {
         return None;
     }
     designer_corridors(t, &mut h);
@@ -135,9 +136,6 @@ pub(crate) fn build(
 /// Corridors the hierarchy may hold per region of the mesh (plus
 /// [`BUDGET_SLACK`]). The Moving AI maps need at most 4.
 const CORRIDORS_PER_REGION: u64 = 16;
-/// Portal crossings all corridors together may hold per region (plus
-/// [`BUDGET_SLACK`]). The Moving AI maps need at most 34.
-const CROSSINGS_PER_REGION: u64 = 256;
 /// Pairs of portals that share a region, per portal (plus
 /// [`BUDGET_SLACK`]): an exploration of a cluster for the leg tables can
 /// enter a region through each portal and leave it through each other one,
@@ -700,6 +698,22 @@ mod tests {
             !h.tabled_route(&mesh.hier, 0, b, &mut route),
             "the walk stops"
         );
+    }
+
+    /// Deriving the corridors stops with an error once the walks pass their
+    /// cap (a crafted file's leg tables cannot make a load slow), and at
+    /// the bake's budget gives the corridors the bake made.
+    #[test]
+    fn derived_corridors_stop_at_their_cap() {
+        let mesh = den520d();
+        let mut h = mesh.data.hierarchy.clone().expect("hierarchy");
+        let pr = &mesh.tables.portal_regions;
+        let (corridors, crossings) = (h.corridors.clone(), h.crossings.clone());
+        let walked = crossings.len() as u64; // den520d has no designer points
+        assert!(walked > 100);
+        assert!(h.derive_cluster_corridors(pr, walked - 1).is_err());
+        assert!(h.derive_cluster_corridors(pr, walked).is_ok());
+        assert_eq!((h.corridors, h.crossings), (corridors, crossings));
     }
 
     /// The all-pairs table agrees with petgraph's Dijkstra from every nav

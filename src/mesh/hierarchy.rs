@@ -30,12 +30,26 @@ use super::{crossing_out_of, entered};
 /// small and their variable-length encoding short.
 pub(crate) const NO_STEP: u32 = 0;
 
+/// Portal crossings all corridors together may hold per region of the
+/// mesh (plus [`CROSSINGS_SLACK`]): the bake leaves out a hierarchy whose
+/// corridors would hold more, and loading refuses a file whose leg tables
+/// would derive more, so deriving corridors costs time linear in the mesh.
+/// The Moving AI maps need at most 34.
+pub(crate) const CROSSINGS_PER_REGION: u64 = 256;
+/// What [`crossings_budget`] allows even on the smallest mesh.
+pub(crate) const CROSSINGS_SLACK: u64 = 1 << 16;
+
+/// Most portal crossings the corridors of a mesh of `regions` regions may hold.
+pub(crate) fn crossings_budget(regions: usize) -> u64 {
+    CROSSINGS_PER_REGION * regions as u64 + CROSSINGS_SLACK
+}
+
 /// Most landmarks a hierarchy may carry (the bake uses 16).
 pub(crate) const MAX_LANDMARKS: usize = 64;
 
 /// Most nav nodes for which the bake stores the all-pairs L2 table
 /// ([`HierarchyData::l2_table`]): it costs a search from every node at bake
-/// time, and 4 bytes per pair in memory, so at most 1 MB.
+/// time, and 6 bytes per ordered pair in memory, so at most 1.5 MB.
 pub(crate) const MAX_TABLE_NODES: usize = 512;
 
 /// All-pairs L2 shortest routes: what a query looks up instead of
@@ -456,21 +470,30 @@ impl HierarchyData {
         &mut self,
         portal_regions: &[[u32; 2]],
     ) -> Result<(), HierarchyError> {
-        self.derive_cluster_corridors(portal_regions)?;
+        let cap = crossings_budget(self.region_cluster.len());
+        self.derive_cluster_corridors(portal_regions, cap)?;
         self.append_designer_corridors()
     }
 
     /// The clusters' part of [`HierarchyData::derive_corridors`], replacing
     /// every corridor.
+    ///
+    /// # Errors
+    /// As [`HierarchyData::derive_corridors`], and when the walks would
+    /// cross more than `cap` portals (the bake and the loader pass
+    /// [`crossings_budget`]; the bake leaves such a hierarchy out).
     pub(crate) fn derive_cluster_corridors(
         &mut self,
         portal_regions: &[[u32; 2]],
+        cap: u64,
     ) -> Result<(), HierarchyError> {
         let mut corridors = std::mem::take(&mut self.corridors);
         let mut crossings = std::mem::take(&mut self.crossings);
         corridors.clear();
         crossings.clear();
         let (mut from, mut route) = (Vec::new(), Vec::new());
+        // what the walks may cost, so a crafted file cannot make it slow
+        let mut walked = 0u64;
         for c in 0..self.cluster_start.len().saturating_sub(1) as u32 {
             let (nodes, points) = (self.nodes_of(c), self.points_of(c));
             from.clear();
@@ -491,8 +514,15 @@ impl HierarchyData {
                     }
                     route.clear();
                     let start = points[from[a]].region;
-                    let Some(end) = self.walk_leg(portal_regions, c, from[a], b, start, &mut route)
-                    else {
+                    let end = self.walk_leg(portal_regions, c, from[a], b, start, &mut route);
+                    walked += route.len() as u64;
+                    if walked > cap {
+                        return fail(
+                            "corridors",
+                            format!("corridors would cross more than {cap} portals"),
+                        );
+                    }
+                    let Some(end) = end else {
                         continue;
                     };
                     corridors.push(Corridor {
