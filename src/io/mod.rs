@@ -188,6 +188,26 @@ mod tests {
     use super::encode;
     use crate::{BakeConfig, FileError, Grid, NavMesh, ValidationError};
 
+    /// A change to a baked hierarchy, named for the failure message.
+    type Breakage = (&'static str, fn(&mut crate::mesh::hierarchy::HierarchyData));
+
+    /// Each breakage, applied to `mesh`'s data and written with a valid
+    /// header, makes loading fail with a hierarchy error.
+    fn assert_each_refused(mesh: &NavMesh, breakages: &[Breakage]) {
+        for (what, break_it) in breakages {
+            let mut data = mesh.data.clone();
+            break_it(data.hierarchy.as_mut().unwrap());
+            let bytes = encode(&data).unwrap();
+            assert!(
+                matches!(
+                    NavMesh::from_bytes(&bytes),
+                    Err(FileError::Invalid(ValidationError::Hierarchy(_)))
+                ),
+                "{what}"
+            );
+        }
+    }
+
     /// A hierarchy that is well-formed postcard with a valid checksum but
     /// points outside the mesh is an error on load, not a panic in a query.
     #[test]
@@ -203,8 +223,7 @@ mod tests {
         assert!(!h.corridors.is_empty() && !h.nodes.is_empty());
         let good = encode(&mesh.data).unwrap();
         assert!(NavMesh::from_bytes(&good).is_ok());
-        type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
-        let breakages: [(&str, Breakage); 12] = [
+        let breakages: [Breakage; 12] = [
             // the corridors are derived from the leg tables: a nav node
             // that stands on none of its cluster's points cannot have them
             ("nav node off its point", |h| h.nodes[0].at.x += 0.25),
@@ -242,18 +261,7 @@ mod tests {
             NavMesh::from_bytes(&bytes),
             Err(FileError::Invalid(ValidationError::Portal { index: 0, .. }))
         ));
-        for (what, break_it) in breakages {
-            let mut data = mesh.data.clone();
-            break_it(data.hierarchy.as_mut().unwrap());
-            let bytes = encode(&data).unwrap();
-            assert!(
-                matches!(
-                    NavMesh::from_bytes(&bytes),
-                    Err(FileError::Invalid(ValidationError::Hierarchy(_)))
-                ),
-                "{what}"
-            );
-        }
+        assert_each_refused(&mesh, &breakages);
     }
 
     /// A broken all-pairs table is refused (den520d keeps its table within
@@ -264,8 +272,7 @@ mod tests {
         let grid = Grid::from_file(path).expect("bundled map");
         let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
         assert!(mesh.data.hierarchy.as_ref().is_some_and(|h| h.has_table()));
-        type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
-        let breakages: [(&str, Breakage); 5] = [
+        let breakages: [Breakage; 5] = [
             ("routes one short", |h| {
                 h.l2_table.via.pop();
             }),
@@ -282,18 +289,7 @@ mod tests {
                 h.l2_table.dist[0] = f32::NAN
             }),
         ];
-        for (what, break_it) in breakages {
-            let mut data = mesh.data.clone();
-            break_it(data.hierarchy.as_mut().unwrap());
-            let bytes = encode(&data).unwrap();
-            assert!(
-                matches!(
-                    NavMesh::from_bytes(&bytes),
-                    Err(FileError::Invalid(ValidationError::Hierarchy(_)))
-                ),
-                "{what}"
-            );
-        }
+        assert_each_refused(&mesh, &breakages);
     }
 
     /// Designer corridors are stored (the flat search made them): broken,
@@ -311,8 +307,7 @@ mod tests {
         let back = loaded.data.hierarchy.as_ref().expect("hierarchy");
         assert_eq!(back.corridors, h.corridors);
         assert_eq!(back.crossings, h.crossings);
-        type Breakage = fn(&mut crate::mesh::hierarchy::HierarchyData);
-        let breakages: [(&str, Breakage); 4] = [
+        let breakages: [Breakage; 4] = [
             ("designer corridor end", |h| {
                 h.designer_corridors[0].ends[1] = 9999
             }),
@@ -324,18 +319,7 @@ mod tests {
                 h.designer_corridors[1].first += 1
             }),
         ];
-        for (what, break_it) in breakages {
-            let mut data = mesh.data.clone();
-            break_it(data.hierarchy.as_mut().unwrap());
-            let bytes = encode(&data).unwrap();
-            assert!(
-                matches!(
-                    NavMesh::from_bytes(&bytes),
-                    Err(FileError::Invalid(ValidationError::Hierarchy(_)))
-                ),
-                "{what}"
-            );
-        }
+        assert_each_refused(&mesh, &breakages);
     }
 
     /// Regression (hostile-input campaign): a header length of u64::MAX
