@@ -2,7 +2,7 @@
 //!
 //! The graph supplies the policy (successors with their costs, heuristic, goal
 //! test) through [`SearchGraph`]; a reusable [`SearchContext`] holds the open
-//! list (a binary heap keyed by ordered floats) and per-node marks stamped
+//! list (a binary heap of packed integer keys) and per-node marks stamped
 //! with a generation counter, so a new search never clears arrays and a warm
 //! context does not allocate.
 //!
@@ -22,8 +22,6 @@ pub(crate) use portal_graph::{Between, PortalSearch};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-use ordered_float::OrderedFloat;
 
 /// A graph A* can run on.
 pub trait SearchGraph {
@@ -68,13 +66,57 @@ pub enum SearchOutcome {
     OutOfBudget(u32),
 }
 
+/// An open-list entry: f, then h (on equal f, prefer the node nearer the
+/// goal), then the node id, then g, packed most significant first into one
+/// integer so that the heap compares entries with a single comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct OpenEntry {
-    f: OrderedFloat<f32>,
-    // on equal f, prefer the node nearer the goal, then the lower id
-    h: OrderedFloat<f32>,
-    node: u32,
-    g: OrderedFloat<f32>,
+struct OpenEntry(u128);
+
+impl OpenEntry {
+    fn new(f: f32, h: f32, node: u32, g: f32) -> Self {
+        OpenEntry(
+            u128::from(order_bits(f)) << 96
+                | u128::from(order_bits(h)) << 64
+                | u128::from(node) << 32
+                | u128::from(order_bits(g)),
+        )
+    }
+
+    fn f(self) -> f32 {
+        from_order_bits((self.0 >> 96) as u32)
+    }
+
+    fn h(self) -> f32 {
+        from_order_bits((self.0 >> 64) as u32)
+    }
+
+    fn node(self) -> u32 {
+        (self.0 >> 32) as u32
+    }
+
+    fn g(self) -> f32 {
+        from_order_bits(self.0 as u32)
+    }
+}
+
+/// The bits of `x` as an integer that orders like the float: negatives
+/// flipped whole, positives with the sign bit set; `-0.0` counts as `0.0`
+/// (as the float comparison has it) and NaN above infinity.
+#[inline]
+fn order_bits(x: f32) -> u32 {
+    let b = (x + 0.0).to_bits();
+    b ^ (((b as i32) >> 31) as u32 | 0x8000_0000)
+}
+
+/// Inverse of [`order_bits`] (up to the sign of zero).
+#[inline]
+fn from_order_bits(b: u32) -> f32 {
+    let mask = if b & 0x8000_0000 != 0 {
+        0x8000_0000
+    } else {
+        u32::MAX
+    };
+    f32::from_bits(b ^ mask)
 }
 
 /// Reusable scratch space for [`astar`]: open list and generation-stamped node marks.
@@ -205,12 +247,7 @@ impl<P: Copy + Default> SearchContext<P> {
             slot: self.pool.len() as u32,
         };
         self.pool.push(payload);
-        self.heap.push(Reverse(OpenEntry {
-            f: OrderedFloat(g + h),
-            h: OrderedFloat(h),
-            node,
-            g: OrderedFloat(g),
-        }));
+        self.heap.push(Reverse(OpenEntry::new(g + h, h, node, g)));
     }
 
     /// Ids the last search has handed out: the graph's own nodes, then
@@ -288,10 +325,10 @@ pub fn astar_resume<G: SearchGraph>(
 ) -> SearchOutcome {
     let generation = ctx.generation;
     while let Some(&Reverse(entry)) = ctx.heap.peek() {
-        let node = entry.node;
+        let node = entry.node();
         let i = node as usize;
         let m = ctx.marks[i];
-        if m.closed == generation || (entry.f.0, entry.g.0) != (m.f, m.g) {
+        if m.closed == generation || (entry.f(), entry.g()) != (m.f, m.g) {
             ctx.heap.pop();
             continue; // expanded already, or a stale entry of a node reached more cheaply since
         }
@@ -305,8 +342,9 @@ pub fn astar_resume<G: SearchGraph>(
         ctx.heap.pop();
         ctx.marks[i].closed = generation;
         ctx.expansions += 1;
-        if ctx.best.is_none_or(|b| entry.h.0 < b.0) {
-            ctx.best = Some((entry.h.0, node));
+        let h = entry.h();
+        if ctx.best.is_none_or(|b| h < b.0) {
+            ctx.best = Some((h, node));
         }
         let g_here = m.g;
         let payload_here = ctx.pool[m.slot as usize];
@@ -387,6 +425,19 @@ mod tests {
             astar(&unreachable, &mut ctx, &[(0, 0.0, ())], u32::MAX),
             SearchOutcome::Exhausted
         );
+    }
+
+    proptest::proptest! {
+        /// Packed keys order like the floats they pack (zeros of both signs
+        /// equal), and unpack to the same values.
+        #[test]
+        fn order_bits_order_like_floats(a in proptest::num::f32::ANY, b in proptest::num::f32::ANY) {
+            proptest::prop_assume!(!a.is_nan() && !b.is_nan());
+            proptest::prop_assert_eq!(order_bits(a).cmp(&order_bits(b)), a.partial_cmp(&b).unwrap());
+            proptest::prop_assert_eq!(from_order_bits(order_bits(a)), a);
+            let e = OpenEntry::new(a, b, 7, -a);
+            proptest::prop_assert_eq!((e.f(), e.h(), e.node(), e.g()), (a, b, 7, -a));
+        }
     }
 
     proptest::proptest! {
