@@ -1,7 +1,8 @@
 //! Times runtime obstacle edits on a tiled bake of a map: add and remove one
 //! building at many places, with and without the hierarchy.
 //!
-//! `cargo run --release --example edit_cost -- data/maps/den520d.map [TILE]`
+//! `cargo run --release --example edit_cost -- data/maps/den520d.map [TILE] [flat]`
+//! (`flat`: without the hierarchy only)
 use std::time::Instant;
 
 use glam::vec2;
@@ -13,8 +14,12 @@ fn main() {
         .next()
         .unwrap_or_else(|| "data/maps/den520d.map".to_string());
     let tile: f32 = args.next().map_or(32.0, |t| t.parse().expect("tile size"));
+    let flat_only = args.next().is_some_and(|a| a == "flat");
     let level = Level::from_file(&path).expect("level");
     for corridors in [false, true] {
+        if corridors && flat_only {
+            break;
+        }
         let config = BakeConfig {
             tile_size: Some(tile),
             corridors,
