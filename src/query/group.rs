@@ -12,7 +12,7 @@ use crate::search::{astar, NavGraph, LEG};
 
 /// The goal of a group move once its search has run.
 #[derive(Debug, Clone, Copy)]
-struct GroupGoal {
+pub(super) struct GroupGoal {
     region: u32,
     cluster: u32,
 }
@@ -82,7 +82,7 @@ impl NavQuery {
     /// Runs the Dijkstra from `goal` over the nav nodes into `self.group`,
     /// with the goal's legs in `self.group_legs`; `None` when the group move
     /// has nothing to share (see [`NavQuery::find_paths_to`]).
-    fn search_from_goal(
+    pub(super) fn search_from_goal(
         &mut self,
         mesh: &NavMesh,
         goal: Vec2,
@@ -129,6 +129,11 @@ impl NavQuery {
         Some(GroupGoal { region, cluster })
     }
 
+    /// Expansions of the last group search ([`NavQuery::search_from_goal`]).
+    pub(super) fn group_expansions(&self) -> u32 {
+        self.group.expansions()
+    }
+
     /// One unit's path of a group move to `g` (see [`NavQuery::find_paths_to`]).
     fn group_path(
         &mut self,
@@ -143,20 +148,34 @@ impl NavQuery {
         let Some(ends) = self.prepare(mesh, start, goal, filter, &mut path)? else {
             return Ok(path);
         };
+        if !self.path_from_group(mesh, h, &ends, g, &mut path) {
+            self.answer(mesh, &ends, filter, &mut path)?;
+        }
+        Ok(path)
+    }
+
+    /// Fills `path` for a unit with resolved `ends` from the goal's search
+    /// (`g`), if it serves the unit: false for a unit in or beside the
+    /// goal's cluster, or with no leg to a nav node the search settled.
+    /// Makes no search expansions either way.
+    pub(super) fn path_from_group(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        ends: &Ends,
+        g: GroupGoal,
+        path: &mut Path,
+    ) -> bool {
         let cs = h.region_cluster[ends.start_region as usize];
-        let routed = cs != g.cluster
-            && !h.neighbours(cs, g.cluster)
-            && self.group_route(mesh, h, &ends)
-            && {
+        let routed =
+            cs != g.cluster && !h.neighbours(cs, g.cluster) && self.group_route(mesh, h, ends) && {
                 self.goal_legs.clone_from(&self.group_legs);
                 self.stitch(mesh, h, ends.start_region, g.region)
             };
         if routed {
-            self.pull_route(mesh, h, &ends, &mut path);
-        } else {
-            self.answer(mesh, &ends, filter, &mut path)?;
+            self.pull_route(mesh, h, ends, path);
         }
-        Ok(path)
+        routed
     }
 
     /// The unit's L2 route into `self.l2_route` (its legs in

@@ -11,12 +11,21 @@
 //! refining a short route), so the hierarchy never runs out of budget half
 //! way either; answers are then bit for bit those of
 //! [`NavQuery::find_path`] with the scheduler's query settings.
+//!
+//! Requests for one goal (same point, filter and priority) are merged into
+//! a group move ([`NavQuery::find_paths_to`]): the first of them to come up
+//! runs one search from the goal over the nav nodes, and every waiting
+//! request it serves is answered from it in the same tick, one unit of work
+//! each, ahead of requests of that priority submitted in between. The search
+//! is kept for later ticks while the mesh stays the same. A request the
+//! group search does not serve (near the goal) waits for its own turn.
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use glam::Vec2;
 
+use super::group::GroupGoal;
 use super::{hierarchical, Ends, NavQuery, Path, PathStatus, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::NavMesh;
@@ -43,6 +52,22 @@ struct Request {
 
 /// Queue order: higher priority first, then earlier submission.
 type Key = (Reverse<u8>, u64);
+
+/// What requests must share to be merged into one group move: the goal
+/// point, the filter and the priority (floats by their bits).
+type GoalKey = (u32, u32, u64, u32, bool, u8);
+
+fn goal_key(r: &Request, key: Key) -> GoalKey {
+    let f = &r.filter;
+    (
+        r.goal.x.to_bits(),
+        r.goal.y.to_bits(),
+        f.excluded_areas,
+        f.snap_distance.to_bits(),
+        f.allow_partial,
+        key.0 .0,
+    )
+}
 
 /// A request being answered over several ticks.
 #[derive(Debug, Clone, Copy)]
@@ -96,6 +121,11 @@ enum Slice {
 pub struct PathScheduler {
     capacity: usize,
     queue: BTreeMap<Key, Request>,
+    /// The queue again, grouped by goal: merge candidates in queue order.
+    by_goal: BTreeSet<(GoalKey, Key)>,
+    merge_goals: bool,
+    /// The group search held in `query`, with the mesh it ran on.
+    group: Option<(GoalKey, u64, GroupGoal)>,
     next: u64,
     query: NavQuery,
     /// Answers first paths at submission.
@@ -124,6 +154,9 @@ impl PathScheduler {
         PathScheduler {
             capacity,
             queue: BTreeMap::new(),
+            by_goal: BTreeSet::new(),
+            merge_goals: true,
+            group: None,
             next: 0,
             query,
             quick,
@@ -143,6 +176,15 @@ impl PathScheduler {
     pub fn set_first_path_budget(&mut self, budget: u32) -> &mut Self {
         self.first_budget = budget;
         self.quick.set_max_expansions(budget.max(1));
+        self
+    }
+
+    /// Whether requests for one goal are merged into group moves (on by
+    /// default; see the module docs). Merged answers are
+    /// [`NavQuery::find_paths_to`]'s: never longer than `find_path`'s (within
+    /// 1e-4), though not always the same where two routes cost the same.
+    pub fn set_merge_goals(&mut self, merge: bool) -> &mut Self {
+        self.merge_goals = merge;
         self
     }
 
@@ -187,7 +229,9 @@ impl PathScheduler {
             goal,
             filter: *filter,
         };
-        self.queue.insert((Reverse(priority), id.0), request);
+        let key = (Reverse(priority), id.0);
+        self.by_goal.insert((goal_key(&request, key), key));
+        self.queue.insert(key, request);
         Ok((id, first))
     }
 
@@ -198,7 +242,12 @@ impl PathScheduler {
             return true;
         }
         let key = self.queue.keys().find(|k| k.1 == id.0).copied();
-        key.is_some_and(|k| self.queue.remove(&k).is_some())
+        let Some(request) = key.and_then(|k| self.queue.remove(&k)) else {
+            return false;
+        };
+        let key = key.expect("found above");
+        self.by_goal.remove(&(goal_key(&request, key), key));
+        true
     }
 
     /// Requests waiting or in flight.
@@ -255,12 +304,21 @@ impl PathScheduler {
                     ..f
                 },
                 None => match self.queue.pop_first() {
-                    Some((key, request)) => InFlight {
-                        key,
-                        request,
-                        ends: None,
-                        serial: mesh.serial,
-                    },
+                    Some((key, request)) => {
+                        self.by_goal.remove(&(goal_key(&request, key), key));
+                        if hierarchy
+                            && self.merge_goals
+                            && self.answer_group(mesh, key, request, budget)
+                        {
+                            continue;
+                        }
+                        InFlight {
+                            key,
+                            request,
+                            ends: None,
+                            serial: mesh.serial,
+                        }
+                    }
                     None => break,
                 },
             };
@@ -291,6 +349,81 @@ impl PathScheduler {
             }
         }
         &self.answers
+    }
+
+    /// Answers `request` (just taken from the queue) and the waiting
+    /// requests for the same goal from one group search, as far as `budget`
+    /// goes; true if `request` itself was answered. Nothing happens without
+    /// a waiting duplicate, on a mesh the group search does not serve (see
+    /// [`NavQuery::find_paths_to`]), or when the tick has too little budget
+    /// left for the search.
+    fn answer_group(&mut self, mesh: &NavMesh, key: Key, request: Request, budget: u32) -> bool {
+        let gk = goal_key(&request, key);
+        let max = (key.0, u64::MAX); // the priority is part of `gk`
+        let Some(h) = mesh.data.hierarchy.as_ref() else {
+            return false;
+        };
+        if self.by_goal.range((gk, key)..=(gk, max)).next().is_none() {
+            return false; // no duplicate waiting
+        }
+        let g = match self.group {
+            Some((k, serial, g)) if k == gk && serial == mesh.serial => g,
+            _ => {
+                // the search settles each nav node once, from the goal node
+                let worst = mesh.nav_nodes().len() as u32 + 2;
+                if budget - self.last_work < worst {
+                    return false;
+                }
+                self.group = None;
+                // `None` comes before the search runs: nothing to charge
+                let Some(g) = self
+                    .query
+                    .search_from_goal(mesh, request.goal, &request.filter)
+                else {
+                    return false;
+                };
+                self.last_work += self.query.group_expansions();
+                self.group = Some((gk, mesh.serial, g));
+                g
+            }
+        };
+        let mut waiting: Vec<Key> = self
+            .by_goal
+            .range((gk, key)..=(gk, max))
+            .map(|&(_, k)| k)
+            .collect();
+        waiting.insert(0, key);
+        let mut answered_first = false;
+        for k in waiting {
+            if self.last_work >= budget {
+                break;
+            }
+            let r = if k == key { request } else { self.queue[&k] };
+            let q = &mut self.query;
+            let result = match q.prepare(mesh, r.start, r.goal, &r.filter, &mut self.path) {
+                Ok(None) => Ok(()),
+                Ok(Some(ends)) => {
+                    if q.path_from_group(mesh, h, &ends, g, &mut self.path) {
+                        Ok(())
+                    } else {
+                        continue; // not served: it waits for its own turn
+                    }
+                }
+                Err(e) => Err(e),
+            };
+            self.last_work += 1;
+            if k == key {
+                answered_first = true;
+            } else {
+                self.queue.remove(&k);
+                self.by_goal.remove(&(gk, k));
+            }
+            self.answers.push(Answer {
+                id: RequestId(k.1),
+                result: result.map(|()| self.path.clone()),
+            });
+        }
+        answered_first
     }
 
     /// Starts a request with `left` expansions.

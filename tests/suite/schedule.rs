@@ -202,3 +202,76 @@ fn an_edit_restarts_a_request_in_flight() {
     assert_eq!(path, &expected);
     assert!(!cache.path_affected(path.waypoints(), 0));
 }
+
+/// On Aurora (a searched hierarchy), requests for one goal are merged into
+/// a group move: each merged answer is the group move's path for that unit
+/// (so no longer than its own query's), priorities still come first, and
+/// the queue drains in far fewer ticks than with merging off.
+#[test]
+fn duplicate_goals_are_merged_into_group_moves() {
+    let map = data_dir().join("maps/Aurora.map");
+    let mesh = NavMesh::bake(&Level::from_file(&map).unwrap(), &BakeConfig::default()).unwrap();
+    let scen = Scenario::load_file(data_dir().join("maps/Aurora.map.scen")).unwrap();
+    assert!(mesh.hierarchy_stats().unwrap().nav_nodes > 512);
+    let filter = QueryFilter::default();
+    let goal = scen.last().unwrap().goal_point();
+    let other = scen[scen.len() / 2].goal_point();
+    // 120 units to one goal at priority 1, with requests elsewhere between
+    // them, and one urgent request submitted last
+    let mut requests = Vec::new();
+    for (i, s) in scen.iter().step_by(20).take(120).enumerate() {
+        requests.push((s.start_point(), goal, 1u8));
+        if i % 10 == 0 {
+            requests.push((s.start_point(), other, 1));
+        }
+    }
+    requests.push((scen[0].start_point(), other, 7));
+    let budget = PathScheduler::hierarchy_budget(&mesh);
+    let run = |merge: bool| {
+        let mut scheduler = PathScheduler::new(1000);
+        scheduler.set_merge_goals(merge);
+        let ids: Vec<RequestId> = requests
+            .iter()
+            .map(|&(a, b, p)| scheduler.submit(&mesh, a, b, &filter, p).unwrap().0)
+            .collect();
+        let (answers, _, ticks) = drain(&mut scheduler, &mesh, budget);
+        (ids, answers, ticks)
+    };
+    let (ids, answers, merged_ticks) = run(true);
+    assert_eq!(answers.len(), requests.len());
+    assert_eq!(answers[0].id, *ids.last().unwrap(), "the urgent one first");
+    let mut group = NavQuery::new();
+    let mut alone = NavQuery::new();
+    let priorities: Vec<u8> = answers
+        .iter()
+        .map(|a| requests[ids.iter().position(|&id| id == a.id).unwrap()].2)
+        .collect();
+    assert!(
+        priorities.windows(2).all(|w| w[0] >= w[1]),
+        "{priorities:?}"
+    );
+    for answer in &answers {
+        let k = ids.iter().position(|&id| id == answer.id).unwrap();
+        let (start, to, _) = requests[k];
+        let own = alone.find_path(&mesh, start, to, &filter).unwrap();
+        let path = answer.result.as_ref().unwrap();
+        assert!(path.length() <= own.length() + 1e-4, "request {k}");
+        if to == goal {
+            let expected = group.find_paths_to(&mesh, &[start], goal, &filter);
+            assert_eq!(Some(path), expected[0].as_ref().ok(), "request {k}");
+        } else {
+            assert_eq!(path, &own, "request {k}");
+        }
+    }
+    // every request was answered once
+    let mut seen: Vec<RequestId> = answers.iter().map(|a| a.id).collect();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), requests.len());
+    let (_, unmerged, unmerged_ticks) = run(false);
+    assert_eq!(unmerged.len(), requests.len());
+    assert!(
+        merged_ticks * 4 < unmerged_ticks,
+        "merged {merged_ticks} ticks, one by one {unmerged_ticks}"
+    );
+}
