@@ -15,8 +15,9 @@
 //! Requests for one goal (same point, filter and priority) are merged into
 //! a group move ([`NavQuery::find_paths_to`]): the first of them to come up
 //! runs one search from the goal over the nav nodes, and every waiting
-//! request it serves is answered from it in the same tick, one unit of work
-//! each, ahead of requests of that priority submitted in between. The search
+//! request it serves is answered from it in the same tick, ahead of requests
+//! of that priority submitted in between, as far as the tick's budget goes
+//! (a unit costs one plus one per leg it pulls to its cluster's nav nodes). The search
 //! is kept for later ticks while the mesh stays the same. A request the
 //! group search does not serve (near the goal) waits for its own turn.
 
@@ -78,6 +79,17 @@ struct InFlight {
     ends: Option<Ends>,
     /// [`NavMesh::serial`] of the mesh it was started on.
     serial: u64,
+}
+
+/// What a group search did for the request that brought it up.
+enum Merged {
+    /// Answered with the others it served.
+    Answered,
+    /// Not served by the group search (or no duplicate waits): it goes on
+    /// as a request of its own.
+    NotServed,
+    /// Its share would overrun the tick's budget: it is first next tick.
+    NoRoom,
 }
 
 /// How far a slice got.
@@ -306,11 +318,17 @@ impl PathScheduler {
                 None => match self.queue.pop_first() {
                     Some((key, request)) => {
                         self.by_goal.remove(&(goal_key(&request, key), key));
-                        if hierarchy
-                            && self.merge_goals
-                            && self.answer_group(mesh, key, request, budget)
-                        {
-                            continue;
+                        if hierarchy && self.merge_goals {
+                            match self.answer_group(mesh, key, request, budget) {
+                                Merged::Answered => continue,
+                                Merged::NotServed => {}
+                                Merged::NoRoom => {
+                                    // first in line again next tick
+                                    self.by_goal.insert((goal_key(&request, key), key));
+                                    self.queue.insert(key, request);
+                                    break;
+                                }
+                            }
                         }
                         InFlight {
                             key,
@@ -322,6 +340,12 @@ impl PathScheduler {
                     None => break,
                 },
             };
+            // a group search may have spent some of the tick
+            let left = left.min(budget.saturating_sub(self.last_work));
+            if left == 0 {
+                self.in_flight = Some(flight);
+                break;
+            }
             let slice = match flight.ends {
                 None => self.start(mesh, &flight.request, left, hierarchy),
                 Some(ends) => self.resume(mesh, &ends, &flight.request.filter, left),
@@ -357,14 +381,14 @@ impl PathScheduler {
     /// a waiting duplicate, on a mesh the group search does not serve (see
     /// [`NavQuery::find_paths_to`]), or when the tick has too little budget
     /// left for the search.
-    fn answer_group(&mut self, mesh: &NavMesh, key: Key, request: Request, budget: u32) -> bool {
+    fn answer_group(&mut self, mesh: &NavMesh, key: Key, request: Request, budget: u32) -> Merged {
         let gk = goal_key(&request, key);
         let max = (key.0, u64::MAX); // the priority is part of `gk`
         let Some(h) = mesh.data.hierarchy.as_ref() else {
-            return false;
+            return Merged::NotServed;
         };
         if self.by_goal.range((gk, key)..=(gk, max)).next().is_none() {
-            return false; // no duplicate waiting
+            return Merged::NotServed; // no duplicate waiting
         }
         let g = match self.group {
             Some((k, serial, g)) if k == gk && serial == mesh.serial => g,
@@ -372,7 +396,7 @@ impl PathScheduler {
                 // the search settles each nav node once, from the goal node
                 let worst = mesh.nav_nodes().len() as u32 + 2;
                 if budget - self.last_work < worst {
-                    return false;
+                    return Merged::NotServed;
                 }
                 self.group = None;
                 // `None` comes before the search runs: nothing to charge
@@ -380,7 +404,7 @@ impl PathScheduler {
                     .query
                     .search_from_goal(mesh, request.goal, &request.filter)
                 else {
-                    return false;
+                    return Merged::NotServed;
                 };
                 self.last_work += self.query.group_expansions();
                 self.group = Some((gk, mesh.serial, g));
@@ -393,27 +417,35 @@ impl PathScheduler {
             .map(|&(_, k)| k)
             .collect();
         waiting.insert(0, key);
-        let mut answered_first = false;
+        let mut first = Merged::NoRoom;
         for k in waiting {
             if self.last_work >= budget {
                 break;
             }
             let r = if k == key { request } else { self.queue[&k] };
             let q = &mut self.query;
-            let result = match q.prepare(mesh, r.start, r.goal, &r.filter, &mut self.path) {
-                Ok(None) => Ok(()),
+            let (result, work) = match q.prepare(mesh, r.start, r.goal, &r.filter, &mut self.path) {
+                Ok(None) => (Ok(()), 1),
                 Ok(Some(ends)) => {
-                    if q.path_from_group(mesh, h, &ends, g, &mut self.path) {
-                        Ok(())
-                    } else {
-                        continue; // not served: it waits for its own turn
+                    // a unit pulls a leg to each nav node of its cluster
+                    let c = h.region_cluster[ends.start_region as usize];
+                    let work = 1 + h.nodes_of(c).len() as u32;
+                    if self.last_work + work > budget {
+                        break;
                     }
+                    if !q.path_from_group(mesh, h, &ends, g, &mut self.path) {
+                        if k == key {
+                            first = Merged::NotServed;
+                        }
+                        continue; // it waits for its own turn
+                    }
+                    (Ok(()), work)
                 }
-                Err(e) => Err(e),
+                Err(e) => (Err(e), 1),
             };
-            self.last_work += 1;
+            self.last_work += work;
             if k == key {
-                answered_first = true;
+                first = Merged::Answered;
             } else {
                 self.queue.remove(&k);
                 self.by_goal.remove(&(gk, k));
@@ -423,7 +455,7 @@ impl PathScheduler {
                 result: result.map(|()| self.path.clone()),
             });
         }
-        answered_first
+        first
     }
 
     /// Starts a request with `left` expansions.
