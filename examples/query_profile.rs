@@ -24,16 +24,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let filter = QueryFilter::default();
     if args.next().is_some_and(|a| a == "group") {
         let goal = problems.last().ok_or("no scenarios")?.goal_point();
-        let starts: Vec<_> = problems.iter().take(1000).map(|p| p.start_point()).collect();
+        let starts: Vec<_> = problems
+            .iter()
+            .take(1000)
+            .map(|p| p.start_point())
+            .collect();
         let started = std::time::Instant::now();
         let mut total = 0.0f64;
         for _ in 0..times {
-            for path in query.find_paths_to(&mesh, &starts, goal, &filter).iter().flatten() {
+            for path in query
+                .find_paths_to(&mesh, &starts, goal, &filter)
+                .iter()
+                .flatten()
+            {
                 total += f64::from(path.length());
             }
         }
         let ms = started.elapsed().as_secs_f64() * 1e3 / times as f64;
-        println!("{nav}: {ms:.2} ms per group move of {} units (length sum {total:.0})", starts.len());
+        println!(
+            "{nav}: {ms:.2} ms per group move of {} units (length sum {total:.0})",
+            starts.len()
+        );
         return Ok(());
     }
     // one untimed round for the expansions, so the timed loop does only queries

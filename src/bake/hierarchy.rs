@@ -20,7 +20,7 @@ use crate::level::NavPoint;
 use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
     crossings_budget, Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint, NavNode,
-    NavPointKind, MAX_TABLE_NODES, NO_STEP,
+    NavPointKind, NO_STEP,
 };
 use crate::mesh::{NavMesh, Tables};
 use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, LEG};
@@ -34,7 +34,6 @@ pub(crate) fn build(
     designer: &[NavPoint],
     cluster_size: u32,
     wide_portal: f32,
-    table_budget: Option<f32>,
 ) -> Option<HierarchyData> {
     let started = Instant::now();
     let t = &mesh.tables;
@@ -114,11 +113,7 @@ pub(crate) fn build(
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
     landmarks(&ht, &mut h, LANDMARKS);
-    let budget = table_budget.map(|per_byte| {
-        let mesh_bytes = postcard::to_allocvec(&mesh.data).map_or(0, |b| b.len());
-        (mesh_bytes as f64 * f64::from(per_byte)) as u64
-    });
-    l2_table(&ht, &mut h, budget);
+    h.compute_table(&t.portal_regions);
 
     h.stats = HierarchyStats {
         clusters,
@@ -462,63 +457,6 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
                 push_designer_corridor(h, [a, b], [ra, rb], cost, &crossings);
             }
         }
-    }
-}
-
-/// Fills the all-pairs L2 table for graphs of at most [`MAX_TABLE_NODES`]
-/// nav nodes (and, given a `budget` in bytes, whose hierarchy stays within
-/// it, table included; [`crate::BakeConfig::table_budget`]): one Dijkstra
-/// (the generic A*, no goal) from each node over the whole L2 graph. The
-/// size is estimated first (at least 4 bytes per pair and one per ordered
-/// pair), so a table that cannot fit is not computed.
-fn l2_table(ht: &HierarchyTables, h: &mut HierarchyData, budget: Option<u64>) {
-    let n = h.nodes.len();
-    if n == 0 || n > MAX_TABLE_NODES {
-        return;
-    }
-    let pairs = (n * (n - 1) / 2) as u64;
-    let rest = budget.map(|_| postcard::to_allocvec(&*h).map_or(u64::MAX, |b| b.len() as u64));
-    let fits = |table: u64| match (rest, budget) {
-        // a few bytes more for the stats written after
-        (Some(rest), Some(budget)) => rest.saturating_add(table).saturating_add(16) <= budget,
-        _ => true,
-    };
-    if !fits(4 * pairs + (n * n) as u64) {
-        return;
-    }
-    // a corridor's place in its node's list, which the table stores
-    let mut place: FxHashMap<(u32, u32), u16> = FxHashMap::default();
-    for b in 0..n as u32 {
-        for (k, e) in ht.corridors_at(b).iter().enumerate() {
-            let Ok(k) = u16::try_from(k + 1) else {
-                return; // a node of 65,535 corridors: no table
-            };
-            place.entry((b, e.corridor)).or_insert(k);
-        }
-    }
-    let mut table = L2Table {
-        dist: Vec::with_capacity(pairs as usize),
-        full: Vec::new(),
-        via: Vec::with_capacity(n * n),
-    };
-    let mut ctx = SearchContext::new();
-    for a in 0..n as u32 {
-        let graph = NavGraph::whole(h, ht);
-        astar(&graph, &mut ctx, &[(a, 0.0, LEG)], u32::MAX);
-        table
-            .dist
-            .extend((a + 1..n as u32).map(|b| ctx.cost(b).unwrap_or(f32::INFINITY)));
-        table
-            .via
-            .extend((0..n as u32).map(|b| match ctx.payload(b) {
-                Some(c) if b != a && c != LEG => place.get(&(b, c)).copied().unwrap_or(0),
-                _ => 0,
-            }));
-    }
-    if budget.is_none() || fits(postcard::to_allocvec(&table).map_or(u64::MAX, |b| b.len() as u64))
-    {
-        table.expand(n);
-        h.l2_table = table;
     }
 }
 

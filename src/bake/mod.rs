@@ -60,14 +60,6 @@ pub struct BakeConfig {
     /// regions and slower queries (figures in BENCHMARKS.md). `None` bakes
     /// the level whole. Tiles need an agent radius of 0.
     pub tile_size: Option<f32>,
-    /// Keep the hierarchy's all-pairs L2 table (long queries look their
-    /// route up instead of searching the nav points) only while the whole
-    /// hierarchy stays within this many times the bytes of the rest of the
-    /// baked file (finite, > 0). `None` keeps it whenever the L2 graph has
-    /// at most 512 nav nodes. A budget of 3 bounds the file at 4 times the
-    /// mesh without the hierarchy; long queries on maps that lose their
-    /// table take 1.5 to 3 times as long (figures in BENCHMARKS.md).
-    pub table_budget: Option<f32>,
 }
 
 /// Default [`BakeConfig::wide_portal`], world units (grid cells on Moving AI maps).
@@ -86,7 +78,6 @@ impl Default for BakeConfig {
             cluster_size: DEFAULT_CLUSTER_SIZE,
             wide_portal: DEFAULT_WIDE_PORTAL,
             tile_size: None,
-            table_budget: None,
         }
     }
 }
@@ -114,12 +105,6 @@ impl BakeConfig {
                     hierarchy::MAX_CLUSTER_SIZE,
                     self.cluster_size
                 ),
-            });
-        }
-        if let Some(b) = self.table_budget.filter(|b| !(b.is_finite() && *b > 0.0)) {
-            return Err(BakeError::Config {
-                field: "table_budget",
-                reason: format!("must be a finite number > 0, found {b}"),
             });
         }
         if !(self.wide_portal.is_finite() && self.wide_portal > 0.0) {
@@ -264,7 +249,6 @@ fn finish(
             &level.nav_points,
             config.cluster_size,
             config.wide_portal,
-            config.table_budget,
         );
         mesh.set_hierarchy(h);
     }

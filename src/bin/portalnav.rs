@@ -69,11 +69,6 @@ enum Command {
         /// Skip the nav-point hierarchy and its cached corridors.
         #[arg(long)]
         no_corridors: bool,
-        /// Keep the all-pairs L2 table only while the hierarchy stays within
-        /// this many times the bytes of the rest of the file (smaller files,
-        /// slower long queries where it is left out).
-        #[arg(long)]
-        table_budget: Option<f32>,
         /// Print the summary as one JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -252,13 +247,11 @@ fn run(command: Command) -> Result<(), Failure> {
             output,
             agent,
             no_corridors,
-            table_budget,
             json,
         } => {
             let config = BakeConfig {
                 agent,
                 corridors: !no_corridors,
-                table_budget,
                 ..BakeConfig::default()
             };
             run_bake(&level, &output, &config, json)

@@ -19,7 +19,7 @@ use crate::mesh::{MeshData, NavMesh};
 
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.
@@ -264,32 +264,37 @@ mod tests {
         assert_each_refused(&mesh, &breakages);
     }
 
-    /// A broken all-pairs table is refused (den520d keeps its table within
-    /// the bake's byte budget).
+    /// The all-pairs table is not in the file: loading computes the bake's
+    /// table again, and refuses a file that claims a table for more nav
+    /// nodes than a table may have.
     #[test]
-    fn a_broken_all_pairs_table_is_rejected() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let grid = Grid::from_file(path).expect("bundled map");
+    fn the_all_pairs_table_is_computed_on_load() {
+        let maps = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/maps");
+        let grid = Grid::from_file(maps.join("den520d.map")).expect("bundled map");
         let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
-        assert!(mesh.data.hierarchy.as_ref().is_some_and(|h| h.has_table()));
-        let breakages: [Breakage; 5] = [
-            ("routes one short", |h| {
-                h.l2_table.via.pop();
-            }),
-            ("distances one short", |h| {
-                h.l2_table.dist.pop();
-            }),
-            ("a corridor its node does not have", |h| {
-                h.l2_table.via[1] = 9999
-            }),
-            ("a route to a node out of reach", |h| {
-                h.l2_table.dist[0] = f32::INFINITY
-            }),
-            ("a distance that is not a number", |h| {
-                h.l2_table.dist[0] = f32::NAN
-            }),
-        ];
-        assert_each_refused(&mesh, &breakages);
+        let baked = mesh.data.hierarchy.as_ref().expect("a hierarchy");
+        assert!(baked.has_table());
+        let bytes = mesh.to_bytes().expect("encodes");
+        let mut without = mesh.data.clone();
+        without.hierarchy.as_mut().unwrap().l2_table = Default::default();
+        assert_eq!(encode(&without).expect("encodes"), bytes, "not stored");
+        let loaded = NavMesh::from_bytes(&bytes).expect("loads");
+        let table = &loaded
+            .data
+            .hierarchy
+            .as_ref()
+            .expect("a hierarchy")
+            .l2_table;
+        assert_eq!(table, &baked.l2_table);
+        let grid = Grid::from_file(maps.join("Aurora.map")).expect("bundled map");
+        let mesh = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+        assert!(mesh.nav_nodes().len() > crate::mesh::hierarchy::MAX_TABLE_NODES);
+        assert_each_refused(
+            &mesh,
+            &[("a table for too many nav nodes", |h| {
+                h.stats.all_pairs_table = true;
+            })],
+        );
     }
 
     /// Designer corridors are stored (the flat search made them): broken,

@@ -23,6 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use super::validate::HierarchyError;
 use super::{crossing_out_of, entered};
+use crate::fxmap::FxHashMap;
+use crate::search::{astar, NavGraph, SearchContext, LEG};
 
 /// Marks a leg route without crossings, and the root of a route tree.
 /// Steps are numbered from 1 within their cluster (step `s` of cluster `c`
@@ -47,54 +49,24 @@ pub(crate) fn crossings_budget(regions: usize) -> u64 {
 /// Most landmarks a hierarchy may carry (the bake uses 16).
 pub(crate) const MAX_LANDMARKS: usize = 64;
 
-/// Most nav nodes for which the bake stores the all-pairs L2 table
-/// ([`HierarchyData::l2_table`]): it costs a search from every node at bake
-/// time, and 6 bytes per ordered pair in memory, so at most 1.5 MB.
+/// Most nav nodes for which the hierarchy has the all-pairs L2 table
+/// ([`HierarchyData::l2_table`]): it costs a search from every node on bake
+/// and on load, and 6 bytes per ordered pair in memory, so at most 1.5 MB.
 pub(crate) const MAX_TABLE_NODES: usize = 512;
 
 /// All-pairs L2 shortest routes: what a query looks up instead of
-/// searching L2.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// searching L2. Never stored: computed from the corridors on bake and on
+/// load ([`HierarchyData::compute_table`]).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct L2Table {
-    /// The L2 distance between nav nodes `a < b` (the graph is undirected)
-    /// at [`tri`]`(n, a, b)`, infinite when neither reaches the other.
-    pub dist: Vec<f32>,
-    /// The distances again as a full `n * n` matrix (`a * n + b`), so a
-    /// query's look-up is one index: derived by [`L2Table::expand`], not
-    /// stored.
-    #[serde(skip)]
+    /// The L2 distance from nav node `a` to `b` at `a * n + b`, infinite
+    /// when `b` is out of reach.
     pub full: Vec<f32>,
     /// At `a * n + b`: the corridor by which the shortest route from `a`
     /// arrives at `b`, as 1 + its place in `b`'s corridor list
     /// ([`HierarchyTables::corridors_at`]), or 0 when `b` is `a` or out of
-    /// reach. A small number, one byte in the file.
+    /// reach.
     pub via: Vec<u16>,
-}
-
-impl L2Table {
-    /// Fills [`L2Table::full`] from the stored triangle of `n` nodes'
-    /// distances (nothing without a table); run on a checked table.
-    pub(crate) fn expand(&mut self, n: usize) {
-        self.full.clear();
-        if self.via.is_empty() {
-            return;
-        }
-        self.full.resize(n * n, 0.0);
-        for a in 0..n {
-            for b in a + 1..n {
-                let d = self.dist[tri(n, a, b)];
-                self.full[a * n + b] = d;
-                self.full[b * n + a] = d;
-            }
-        }
-    }
-}
-
-/// Where the pair `a < b` of `n` nodes sits in a row-major upper triangle
-/// without its diagonal.
-#[inline]
-pub(crate) fn tri(n: usize, a: usize, b: usize) -> usize {
-    a * (2 * n - a - 1) / 2 + (b - a - 1)
 }
 
 /// What a nav point stands on.
@@ -155,11 +127,12 @@ pub struct HierarchyStats {
     /// Entries of the leg tables.
     pub leg_entries: u32,
     /// Bytes of the hierarchy in the baked file (clusters, leg tables,
-    /// designer corridors, landmarks, the all-pairs table).
+    /// designer corridors, landmarks).
     pub bytes: u64,
-    /// Whether the all-pairs L2 table was kept (see
-    /// [`crate::BakeConfig::table_budget`]): long queries look their route
-    /// up instead of searching the nav nodes.
+    /// Whether the hierarchy has the all-pairs L2 table (at most
+    /// 512 nav nodes): long queries look their route up
+    /// instead of searching the nav nodes. The table is not stored; loading
+    /// computes it again.
     pub all_pairs_table: bool,
     /// Wall-clock milliseconds to build it (not saved).
     #[serde(skip)]
@@ -221,8 +194,8 @@ pub(crate) struct HierarchyData {
     pub landmarks: u32,
     pub landmark_dist: Vec<f32>,
     /// All-pairs L2 shortest routes, for graphs of at most
-    /// [`MAX_TABLE_NODES`] nav nodes whose table fits the bake's byte budget
-    /// (empty otherwise).
+    /// [`MAX_TABLE_NODES`] nav nodes (empty otherwise); not stored.
+    #[serde(skip)]
     pub l2_table: L2Table,
     pub stats: HierarchyStats,
 }
@@ -398,12 +371,20 @@ impl HierarchyData {
         self.check_stored(portal_regions, regions)?;
         self.derive_corridors(portal_regions)?;
         self.check_corridors(portal_regions)?;
-        self.l2_table.expand(self.nodes.len());
+        if self.stats.all_pairs_table && !self.compute_table(portal_regions) {
+            return fail(
+                "all-pairs table",
+                format!(
+                    "{} nav nodes cannot have the all-pairs table",
+                    self.nodes.len()
+                ),
+            );
+        }
         Ok(())
     }
 
     /// The corridors (cluster and designer) join up and match the nodes and
-    /// the mesh, and the all-pairs table refers to them correctly.
+    /// the mesh.
     fn check_corridors(&self, portal_regions: &[[u32; 2]]) -> Result<(), HierarchyError> {
         let clusters = self.cluster_start.len().saturating_sub(1);
         let mut next_first = 0u32;
@@ -452,7 +433,7 @@ impl HierarchyData {
         if next_first as usize != self.crossings.len() {
             return fail("corridors", "corridor crossings have stray entries");
         }
-        self.check_l2_table()
+        Ok(())
     }
 
     /// Rebuilds `corridors` and `crossings`: for each cluster in order, the
@@ -646,65 +627,51 @@ impl HierarchyData {
         !self.l2_table.via.is_empty()
     }
 
-    /// The tabled L2 distance between nav nodes `a` and `b` (after
-    /// [`L2Table::expand`]).
+    /// The tabled L2 distance between nav nodes `a` and `b`.
     #[inline]
     pub(crate) fn l2_distance(&self, a: u32, b: u32) -> f32 {
         self.l2_table.full[a as usize * self.nodes.len() + b as usize]
     }
 
-    /// The all-pairs table is empty, or a distance per pair and a corridor
-    /// per ordered pair that agree on what is reachable, each corridor one
-    /// of its node's; the routes it encodes are walked with a step limit, so
-    /// cycles in a crafted file cannot hang a query.
-    fn check_l2_table(&self) -> Result<(), HierarchyError> {
+    /// Computes the all-pairs table from the corridors: one Dijkstra (the
+    /// generic A*, no goal) from each nav node over the whole L2 graph.
+    /// False, with no table, for more than [`MAX_TABLE_NODES`] nav nodes or
+    /// a node whose corridor list is too long to name a place in.
+    pub(crate) fn compute_table(&mut self, portal_regions: &[[u32; 2]]) -> bool {
+        self.l2_table = L2Table::default();
         let n = self.nodes.len();
-        let table = &self.l2_table;
-        if self.stats.all_pairs_table != self.has_table() {
-            return fail("all-pairs table", "the stats disagree with the table");
+        if n == 0 || n > MAX_TABLE_NODES {
+            return false;
         }
-        if table.via.is_empty() && table.dist.is_empty() {
-            return Ok(());
-        }
-        if n > MAX_TABLE_NODES
-            || table.via.len() != n * n
-            || table.dist.len() != n * n.saturating_sub(1) / 2
-        {
-            return fail(
-                "all-pairs table",
-                "all-pairs L2 table does not match the nav nodes",
-            );
-        }
-        let mut degree = vec![0usize; n];
-        for e in &self.corridors {
-            for (k, &end) in e.ends.iter().enumerate() {
-                // a corridor listed once at each end (once if a loop); ends
-                // out of range are the corridor check's to refuse
-                if let Some(d) = degree
-                    .get_mut(end as usize)
-                    .filter(|_| k == 0 || end != e.ends[0])
-                {
-                    *d += 1;
-                }
+        let ht = HierarchyTables::build(self, portal_regions, 0);
+        // a corridor's place in its node's list, which the table holds
+        let mut place: FxHashMap<(u32, u32), u16> = FxHashMap::default();
+        for b in 0..n as u32 {
+            for (k, e) in ht.corridors_at(b).iter().enumerate() {
+                let Ok(k) = u16::try_from(k + 1) else {
+                    return false;
+                };
+                place.entry((b, e.corridor)).or_insert(k);
             }
         }
-        for (i, &via) in table.via.iter().enumerate() {
-            let (a, b) = (i / n, i % n);
-            let ok = if a == b {
-                via == 0
-            } else {
-                let d = table.dist[tri(n, a.min(b), a.max(b))];
-                (via == 0 && d == f32::INFINITY)
-                    || (via != 0 && usize::from(via) <= degree[b] && d.is_finite() && d >= 0.0)
-            };
-            if !ok {
-                return fail(
-                    "all-pairs table",
-                    format!("all-pairs L2 table entry {a} -> {b} is broken"),
-                );
+        let mut table = L2Table {
+            full: Vec::with_capacity(n * n),
+            via: Vec::with_capacity(n * n),
+        };
+        let mut ctx = SearchContext::new();
+        for a in 0..n as u32 {
+            let graph = NavGraph::whole(self, &ht);
+            astar(&graph, &mut ctx, &[(a, 0.0, LEG)], u32::MAX);
+            for b in 0..n as u32 {
+                table.full.push(ctx.cost(b).unwrap_or(f32::INFINITY));
+                table.via.push(match ctx.payload(b) {
+                    Some(c) if b != a && c != LEG => place.get(&(b, c)).copied().unwrap_or(0),
+                    _ => 0,
+                });
             }
         }
-        Ok(())
+        self.l2_table = table;
+        true
     }
 
     /// Writes to `out` the corridors of the tabled shortest route from nav

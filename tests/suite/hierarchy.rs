@@ -223,18 +223,6 @@ fn bad_hierarchy_settings_are_config_errors() {
             wide_portal: f32::NAN,
             ..BakeConfig::default()
         },
-        BakeConfig {
-            table_budget: Some(0.0),
-            ..BakeConfig::default()
-        },
-        BakeConfig {
-            table_budget: Some(f32::NAN),
-            ..BakeConfig::default()
-        },
-        BakeConfig {
-            table_budget: Some(f32::INFINITY),
-            ..BakeConfig::default()
-        },
     ] {
         assert!(
             matches!(
@@ -251,64 +239,6 @@ fn bad_hierarchy_settings_are_config_errors() {
         ..BakeConfig::default()
     };
     assert!(NavMesh::bake(&level, &flat).is_ok());
-}
-
-/// With a table budget, the all-pairs table is kept only while the whole
-/// hierarchy stays within the budget times the rest of the file; a mesh
-/// that loses it still answers every scenario, through the L2 search, as
-/// validly as the grid says.
-#[test]
-fn the_table_budget_bounds_the_hierarchy() {
-    let map = movingai_dir().join("den520d.map");
-    let level = portalnav::Grid::from_file(&map).unwrap().to_level();
-    let scenarios = Scenario::load_file(movingai_dir().join("den520d.map.scen")).unwrap();
-    let grid = crate::common::CheckGrid::load(&map);
-    let mut kept = Vec::new();
-    for budget in [None, Some(100.0), Some(3.0), Some(1.0), Some(0.01)] {
-        let config = BakeConfig {
-            table_budget: budget,
-            ..BakeConfig::default()
-        };
-        let mesh = NavMesh::bake(&level, &config).unwrap();
-        let h = mesh.hierarchy_stats().unwrap().clone();
-        let file = mesh.to_bytes().unwrap().len() as f64;
-        let ratio = h.bytes as f64 / (file - h.bytes as f64);
-        if let (Some(b), true) = (budget, h.all_pairs_table) {
-            assert!(
-                ratio <= f64::from(b),
-                "{budget:?}: {ratio} over the budget with a table"
-            );
-        }
-        kept.push(h.all_pairs_table);
-        let loaded = NavMesh::from_bytes(&mesh.to_bytes().unwrap()).unwrap();
-        assert_eq!(
-            loaded.hierarchy_stats().map(|s| s.all_pairs_table),
-            Some(h.all_pairs_table)
-        );
-        let mut query = NavQuery::new();
-        for s in scenarios.iter().step_by(8) {
-            let path = query
-                .find_path(
-                    &loaded,
-                    s.start_point(),
-                    s.goal_point(),
-                    &QueryFilter::default(),
-                )
-                .unwrap();
-            for w in path.waypoints().windows(2) {
-                assert_eq!(grid.segment_problem(w[0], w[1]), None, "{budget:?}");
-            }
-            let length = f64::from(path.length());
-            assert!(
-                length <= s.optimal * 1.01 + s.tolerance,
-                "{budget:?}: {length} vs {}",
-                s.optimal
-            );
-        }
-    }
-    // no budget and a loose one keep it; a budget under the hierarchy's
-    // own size without the table cannot
-    assert!(kept[0] && kept[1] && !kept[4], "{kept:?}");
 }
 
 proptest::proptest! {
