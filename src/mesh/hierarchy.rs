@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 
 use super::validate::HierarchyError;
 use super::{crossing_out_of, entered};
-use crate::fxmap::FxHashMap;
 use crate::search::{astar, NavGraph, SearchContext, LEG};
 
 /// Marks a leg route without crossings, and the root of a route tree.
@@ -51,8 +50,12 @@ pub(crate) const MAX_LANDMARKS: usize = 64;
 
 /// Most nav nodes for which the hierarchy has the all-pairs L2 table
 /// ([`HierarchyData::l2_table`]): it costs a search from every node on bake
-/// and on load, and 6 bytes per ordered pair in memory, so at most 1.5 MB.
-pub(crate) const MAX_TABLE_NODES: usize = 512;
+/// and on load (rows on rayon's threads), and 6 bytes per ordered pair in
+/// memory, so at most 24 MiB. Every map of both development sets but the
+/// two random 20% obstacle fields (9,700 nav nodes) is under it; the
+/// largest, random512-40-3 (1,569 nodes), takes about half a second to
+/// load and 15 MB.
+pub(crate) const MAX_TABLE_NODES: usize = 2048;
 
 /// All-pairs L2 shortest routes: what a query looks up instead of
 /// searching L2. Never stored: computed from the corridors on bake and on
@@ -130,7 +133,7 @@ pub struct HierarchyStats {
     /// designer corridors, landmarks).
     pub bytes: u64,
     /// Whether the hierarchy has the all-pairs L2 table (at most
-    /// 512 nav nodes): long queries look their route up
+    /// 2,048 nav nodes): long queries look their route up
     /// instead of searching the nav nodes. The table is not stored; loading
     /// computes it again.
     pub all_pairs_table: bool,
@@ -644,30 +647,63 @@ impl HierarchyData {
             return false;
         }
         let ht = HierarchyTables::build(self, portal_regions, 0);
-        // a corridor's place in its node's list, which the table holds
-        let mut place: FxHashMap<(u32, u32), u16> = FxHashMap::default();
+        // per corridor, its place in each end's list (1-based), which the
+        // table holds
+        let mut place = vec![[0u16; 2]; self.corridors.len()];
         for b in 0..n as u32 {
             for (k, e) in ht.corridors_at(b).iter().enumerate() {
                 let Ok(k) = u16::try_from(k + 1) else {
                     return false;
                 };
-                place.entry((b, e.corridor)).or_insert(k);
+                let ends = self.corridors[e.corridor as usize].ends;
+                let slot = &mut place[e.corridor as usize][usize::from(ends[0] != b)];
+                if *slot == 0 {
+                    *slot = k;
+                }
             }
         }
         let mut table = L2Table {
-            full: Vec::with_capacity(n * n),
-            via: Vec::with_capacity(n * n),
+            full: vec![f32::INFINITY; n * n],
+            via: vec![0; n * n],
         };
-        let mut ctx = SearchContext::new();
-        for a in 0..n as u32 {
+        // row `a`: the distances from `a` and the corridors its routes arrive by
+        let row = |ctx: &mut SearchContext<u32>, a: usize, full: &mut [f32], via: &mut [u16]| {
             let graph = NavGraph::whole(self, &ht);
-            astar(&graph, &mut ctx, &[(a, 0.0, LEG)], u32::MAX);
-            for b in 0..n as u32 {
-                table.full.push(ctx.cost(b).unwrap_or(f32::INFINITY));
-                table.via.push(match ctx.payload(b) {
-                    Some(c) if b != a && c != LEG => place.get(&(b, c)).copied().unwrap_or(0),
+            astar(&graph, ctx, &[(a as u32, 0.0, LEG)], u32::MAX);
+            for b in 0..n {
+                full[b] = ctx.cost(b as u32).unwrap_or(f32::INFINITY);
+                via[b] = match ctx.payload(b as u32) {
+                    Some(c) if b != a && c != LEG => {
+                        let ends = self.corridors[c as usize].ends;
+                        place[c as usize][usize::from(ends[0] != b as u32)]
+                    }
                     _ => 0,
+                };
+            }
+        };
+        // rows are independent: the same table on any number of threads
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            table
+                .full
+                .par_chunks_mut(n)
+                .zip(table.via.par_chunks_mut(n))
+                .enumerate()
+                .for_each_init(SearchContext::new, |ctx, (a, (full, via))| {
+                    row(ctx, a, full, via);
                 });
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let mut ctx = SearchContext::new();
+            for (a, (full, via)) in table
+                .full
+                .chunks_mut(n)
+                .zip(table.via.chunks_mut(n))
+                .enumerate()
+            {
+                row(&mut ctx, a, full, via);
             }
         }
         self.l2_table = table;

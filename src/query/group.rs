@@ -22,7 +22,7 @@ impl NavQuery {
     /// box-selected army sent across the map.
     ///
     /// On a mesh whose hierarchy is searched rather than tabled (more than
-    /// 512 nav nodes), one Dijkstra from the goal over the nav nodes gives
+    /// 2,048 nav nodes), one Dijkstra from the goal over the nav nodes gives
     /// every unit its distance to the goal from any nav node; each unit then
     /// needs only its own legs to its cluster's nav nodes, and pulls its own
     /// path taut through its own corridor. That is the route the unit's own
