@@ -112,8 +112,10 @@ pub(crate) fn build(
         .expect("a bake's designer crossings fit in u32");
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
-    landmarks(&ht, &mut h, LANDMARKS);
-    h.compute_table(&t.portal_regions);
+    // landmarks serve the L2 search, which a table replaces
+    if !h.compute_table(&t.portal_regions) {
+        landmarks(&ht, &mut h, LANDMARKS);
+    }
 
     h.stats = HierarchyStats {
         clusters,
@@ -578,10 +580,15 @@ mod tests {
 
     /// The landmark table (the generic A* run to exhaustion over L2) agrees
     /// with petgraph's Dijkstra over the same graph, `NavMesh::nav_graph`.
+    /// (den520d has the all-pairs table, so its bake leaves landmarks out:
+    /// they are computed here.)
     #[test]
     fn landmark_distances_match_petgraph_dijkstra() {
         let mesh = den520d();
-        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        let mut h = mesh.data.hierarchy.clone().expect("hierarchy");
+        assert_eq!(h.landmarks, 0, "a tabled hierarchy has no landmarks");
+        let ht = HierarchyTables::build(&h, &mesh.tables.portal_regions, 0);
+        landmarks(&ht, &mut h, LANDMARKS);
         assert!(h.landmarks > 0);
         let g = mesh.nav_graph();
         for i in 0..h.landmarks as usize {

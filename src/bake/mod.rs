@@ -53,6 +53,17 @@ pub struct BakeConfig {
     /// points next to both ends as well as at the middle: paths that wrap a
     /// corner cross there, and a midpoint far from the path misjudges it.
     pub wide_portal: f32,
+    /// Most bytes the hierarchy may take in the baked file, as a multiple of
+    /// the rest of the file (> 0; infinite for no bound). A hierarchy over
+    /// it is left out, and every query uses the flat search, unless the
+    /// level has designer nav points (their cached corridors are what it
+    /// asks for). The default, 3,
+    /// is the bound the any-map issue sets; of the 53 Moving AI maps of the
+    /// development sets only three small maps of wide rooms are over it,
+    /// and there the flat search is as fast or half as fast (figures in
+    /// BENCHMARKS.md). Sampling portals more coarsely instead would keep
+    /// a hierarchy, but its paths came out up to 7.6% over the optimum there.
+    pub max_hierarchy_ratio: f32,
     /// Bake in square tiles of this side (world units, a multiple of the
     /// snapping step, at least 1), each from its own part of the level, so
     /// that a [`TileCache`] can re-bake only the tiles a runtime obstacle
@@ -61,6 +72,9 @@ pub struct BakeConfig {
     /// the level whole. Tiles need an agent radius of 0.
     pub tile_size: Option<f32>,
 }
+
+/// Default [`BakeConfig::max_hierarchy_ratio`].
+pub const DEFAULT_MAX_HIERARCHY_RATIO: f32 = 3.0;
 
 /// Default [`BakeConfig::wide_portal`], world units (grid cells on Moving AI maps).
 pub const DEFAULT_WIDE_PORTAL: f32 = 4.0;
@@ -77,6 +91,7 @@ impl Default for BakeConfig {
             corridors: true,
             cluster_size: DEFAULT_CLUSTER_SIZE,
             wide_portal: DEFAULT_WIDE_PORTAL,
+            max_hierarchy_ratio: DEFAULT_MAX_HIERARCHY_RATIO,
             tile_size: None,
         }
     }
@@ -105,6 +120,12 @@ impl BakeConfig {
                     hierarchy::MAX_CLUSTER_SIZE,
                     self.cluster_size
                 ),
+            });
+        }
+        if self.max_hierarchy_ratio.is_nan() || self.max_hierarchy_ratio <= 0.0 {
+            return Err(BakeError::Config {
+                field: "max_hierarchy_ratio",
+                reason: format!("must be > 0, found {}", self.max_hierarchy_ratio),
             });
         }
         if !(self.wide_portal.is_finite() && self.wide_portal > 0.0) {
@@ -244,13 +265,18 @@ fn finish(
     data.nav_points = level.nav_points.clone();
     let mut mesh = NavMesh::from_data(data);
     if config.corridors {
+        // the bytes the hierarchy may take: a multiple of the rest of the file
+        let rest = postcard::to_allocvec(&mesh.data).map_or(0, |b| b.len());
+        let most = f64::from(config.max_hierarchy_ratio) * rest as f64;
         let h = hierarchy::build(
             &mesh,
             &level.nav_points,
             config.cluster_size,
             config.wide_portal,
         );
-        mesh.set_hierarchy(h);
+        // a level with nav points asked for their cached corridors: it keeps them
+        let asked = !level.nav_points.is_empty();
+        mesh.set_hierarchy(h.filter(|h| asked || h.stats.bytes as f64 <= most));
     }
     mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(mesh)

@@ -392,7 +392,7 @@ fn run_bake(
         ),
         None if !config.corridors => eprintln!("hierarchy: none (--no-corridors)"),
         None => eprintln!(
-            "hierarchy: none (it would not pay for itself on this mesh: every query uses the flat search)"
+            "hierarchy: none (it would not pay for itself on this mesh, or not within 3 times the bytes of the rest of the file: every query uses the flat search)"
         ),
     }
     for warning in warnings {

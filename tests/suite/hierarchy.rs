@@ -223,6 +223,14 @@ fn bad_hierarchy_settings_are_config_errors() {
             wide_portal: f32::NAN,
             ..BakeConfig::default()
         },
+        BakeConfig {
+            max_hierarchy_ratio: 0.0,
+            ..BakeConfig::default()
+        },
+        BakeConfig {
+            max_hierarchy_ratio: f32::NAN,
+            ..BakeConfig::default()
+        },
     ] {
         assert!(
             matches!(
@@ -239,6 +247,60 @@ fn bad_hierarchy_settings_are_config_errors() {
         ..BakeConfig::default()
     };
     assert!(NavMesh::bake(&level, &flat).is_ok());
+}
+
+/// On every bundled map the hierarchy takes at most 3 times the bytes of the
+/// rest of the file (the default bound); a tighter bound leaves it out, and
+/// the mesh still answers, by the flat search.
+#[test]
+fn the_hierarchy_stays_within_its_byte_bound() {
+    let maps = data_dir().join("maps");
+    let mut names: Vec<_> = std::fs::read_dir(&maps)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "map"))
+        .collect();
+    names.sort();
+    for map in &names {
+        let level = Level::from_movingai_file(map).unwrap();
+        let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
+        let file = mesh.to_bytes().unwrap().len() as f64;
+        let bytes = mesh.hierarchy_stats().map_or(0, |h| h.bytes) as f64;
+        assert!(
+            bytes <= 3.0 * (file - bytes),
+            "{}: {bytes} of {file}",
+            map.display()
+        );
+    }
+    let map = maps.join("den520d.map");
+    let level = Level::from_movingai_file(&map).unwrap();
+    let tight = BakeConfig {
+        max_hierarchy_ratio: 0.5,
+        ..BakeConfig::default()
+    };
+    let mesh = NavMesh::bake(&level, &tight).unwrap();
+    assert!(mesh.hierarchy_stats().is_none());
+    let loose = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
+    assert!(
+        loose.hierarchy_stats().is_some(),
+        "den520d keeps it by default"
+    );
+    let scens = Scenario::load_file(map.with_extension("map.scen")).unwrap();
+    let grid = crate::common::CheckGrid::load(&map);
+    let mut query = NavQuery::new();
+    for s in scens.iter().step_by(40) {
+        let path = query
+            .find_path(
+                &mesh,
+                s.start_point(),
+                s.goal_point(),
+                &QueryFilter::default(),
+            )
+            .unwrap();
+        for w in path.waypoints().windows(2) {
+            assert_eq!(grid.segment_problem(w[0], w[1]), None);
+        }
+    }
 }
 
 proptest::proptest! {
