@@ -36,14 +36,28 @@ use crate::mesh::NavMesh;
 /// assert!(batch.iter().all(|r| r.is_ok()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct BatchQuery {
     /// Settings every worker copies (hierarchy on or off, expansion budget).
     template: NavQuery,
-    /// One scratch query per chunk of requests, kept between calls.
-    workers: Vec<NavQuery>,
+    /// One scratch query per thread, kept between calls, so a thread's
+    /// chunks all run on warm buffers (a lock per chunk, never contended:
+    /// a thread holds only its own).
+    workers: Vec<std::sync::Mutex<NavQuery>>,
     paths: Vec<Path>,
     outcomes: Vec<Result<(), QueryError>>,
+}
+
+impl Clone for BatchQuery {
+    /// The settings and the last answers; the scratch queries start cold.
+    fn clone(&self) -> Self {
+        BatchQuery {
+            template: self.template.clone(),
+            workers: Vec::new(),
+            paths: self.paths.clone(),
+            outcomes: self.outcomes.clone(),
+        }
+    }
 }
 
 /// Requests per chunk handed to a thread: enough to pay for the hand-off,
@@ -77,10 +91,14 @@ impl BatchQuery {
         let n = requests.len();
         self.paths.resize_with(n, Path::default);
         self.outcomes.resize(n, Ok(()));
-        let chunks = n.div_ceil(CHUNK);
-        if self.workers.len() < chunks {
+        #[cfg(feature = "parallel")]
+        let threads = rayon::current_num_threads().max(1);
+        #[cfg(not(feature = "parallel"))]
+        let threads = 1;
+        if self.workers.len() < threads {
             let template = self.template.clone();
-            self.workers.resize_with(chunks, || template.clone());
+            self.workers
+                .resize_with(threads, || std::sync::Mutex::new(template.clone()));
         }
         let answer = |query: &mut NavQuery,
                       requests: &[(Vec2, Vec2)],
@@ -90,24 +108,33 @@ impl BatchQuery {
                 *outcome = query.find_path_into(mesh, start, goal, filter, path);
             }
         };
-        let workers = &mut self.workers[..chunks];
+        let workers = &self.workers;
+        // the calling thread's own scratch query (a poisoned lock only means
+        // another chunk panicked; the scratch holds no state that matters)
+        let mine = || {
+            #[cfg(feature = "parallel")]
+            let k = rayon::current_thread_index().unwrap_or(0) % workers.len();
+            #[cfg(not(feature = "parallel"))]
+            let k = 0;
+            workers[k]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
-            workers
-                .par_iter_mut()
-                .zip(requests.par_chunks(CHUNK))
+            requests
+                .par_chunks(CHUNK)
                 .zip(self.paths.par_chunks_mut(CHUNK))
                 .zip(self.outcomes.par_chunks_mut(CHUNK))
-                .for_each(|(((q, r), p), o)| answer(q, r, p, o));
+                .for_each(|((r, p), o)| answer(&mut mine(), r, p, o));
         }
         #[cfg(not(feature = "parallel"))]
-        workers
-            .iter_mut()
-            .zip(requests.chunks(CHUNK))
+        requests
+            .chunks(CHUNK)
             .zip(self.paths.chunks_mut(CHUNK))
             .zip(self.outcomes.chunks_mut(CHUNK))
-            .for_each(|(((q, r), p), o)| answer(q, r, p, o));
+            .for_each(|((r, p), o)| answer(&mut mine(), r, p, o));
     }
 
     /// Requests answered by the last call.

@@ -60,7 +60,7 @@ fn check(mesh: &NavMesh, requests: &[(Vec2, Vec2)], hierarchy: bool) {
             got
         })
         .collect();
-    for threads in [1, 2, 4] {
+    for threads in [1, 2, 8] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
