@@ -3,7 +3,7 @@
 
 use glam::Vec2;
 
-use super::hierarchical::{legs, pull_all};
+use super::hierarchical::{legs, optimistic, pull_all, pulled_leg_cost};
 use super::{Ends, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::hierarchy::HierarchyData;
@@ -15,22 +15,27 @@ use crate::search::{astar, NavGraph, LEG};
 pub(super) struct GroupGoal {
     region: u32,
     cluster: u32,
+    /// The distances come from the all-pairs table (`group_dist`), not
+    /// from a search (`group`).
+    tabled: bool,
 }
 
 impl NavQuery {
     /// Paths from every start in `starts` to one `goal`, in order: a
     /// box-selected army sent across the map.
     ///
-    /// On a mesh whose hierarchy is searched rather than tabled (more than
-    /// 2,048 nav nodes), one Dijkstra from the goal over the nav nodes gives
-    /// every unit its distance to the goal from any nav node; each unit then
-    /// needs only its own legs to its cluster's nav nodes, and pulls its own
-    /// path taut through its own corridor. That is the route the unit's own
-    /// query would choose: the cheapest of leg + distance to the goal over
-    /// its legs, so its path is what [`NavQuery::find_path`] gives but where
-    /// two routes cost the same. Units the hierarchy does not serve (near
-    /// the goal, or with a filter that excludes areas), and every unit on a
-    /// mesh with the all-pairs table or without a hierarchy, get exactly
+    /// The goal's legs are pulled once, and every nav node's distance to the
+    /// goal is known once: from the all-pairs table through the best goal
+    /// leg, or, on a mesh whose hierarchy is searched rather than tabled
+    /// (more than 2,048 nav nodes), from one Dijkstra from the goal over the
+    /// nav nodes. Each unit then needs only its own legs to its cluster's
+    /// nav nodes (pulled lazily on a tabled mesh, as a query does), and
+    /// pulls its own path taut through its own corridor. That is the route
+    /// the unit's own query would choose: the cheapest of leg + distance to
+    /// the goal over its legs, so its path is what [`NavQuery::find_path`]
+    /// gives but where two routes cost the same. Units the hierarchy does
+    /// not serve (near the goal, or with a filter that excludes areas), and
+    /// every unit on a mesh without a hierarchy, get exactly
     /// [`NavQuery::find_path`]'s answer. Units standing on the same point
     /// share one answer.
     ///
@@ -89,7 +94,7 @@ impl NavQuery {
         filter: &QueryFilter,
     ) -> Option<GroupGoal> {
         let h = mesh.data.hierarchy.as_ref()?;
-        if !self.use_hierarchy || filter.excluded_areas != 0 || h.has_table() {
+        if !self.use_hierarchy || filter.excluded_areas != 0 {
             return None;
         }
         let (at, region) = self
@@ -106,6 +111,26 @@ impl NavQuery {
         );
         if self.group_legs.is_empty() {
             return None;
+        }
+        if h.has_table() {
+            // per nav node: the cheapest tabled distance + goal leg
+            self.group_dist.clear();
+            self.group_dist.extend((0..h.nodes.len() as u32).map(|n| {
+                let mut best = (f32::INFINITY, u32::MAX);
+                for l in &self.group_legs {
+                    let d = h.l2_distance(n, l.node) + l.cost;
+                    if d < best.0 {
+                        best = (d, l.node);
+                    }
+                }
+                best
+            }));
+            self.group_work = 1;
+            return Some(GroupGoal {
+                region,
+                cluster,
+                tabled: true,
+            });
         }
         let graph = NavGraph {
             h,
@@ -126,12 +151,17 @@ impl NavQuery {
             &[(graph.start_node(), 0.0, LEG)],
             u32::MAX,
         );
-        Some(GroupGoal { region, cluster })
+        self.group_work = self.group.expansions();
+        Some(GroupGoal {
+            region,
+            cluster,
+            tabled: false,
+        })
     }
 
     /// Expansions of the last group search ([`NavQuery::search_from_goal`]).
     pub(super) fn group_expansions(&self) -> u32 {
-        self.group.expansions()
+        self.group_work
     }
 
     /// One unit's path of a group move to `g` (see [`NavQuery::find_paths_to`]).
@@ -167,8 +197,10 @@ impl NavQuery {
         path: &mut Path,
     ) -> bool {
         let cs = h.region_cluster[ends.start_region as usize];
-        let routed =
-            cs != g.cluster && !h.neighbours(cs, g.cluster) && self.group_route(mesh, h, ends) && {
+        let routed = cs != g.cluster
+            && !h.neighbours(cs, g.cluster)
+            && self.group_route(mesh, h, ends, g.tabled)
+            && {
                 self.goal_legs.clone_from(&self.group_legs);
                 self.stitch(mesh, h, ends.start_region, g.region)
             };
@@ -180,12 +212,30 @@ impl NavQuery {
 
     /// The unit's L2 route into `self.l2_route` (its legs in
     /// `self.start_legs`): the cheapest leg + distance from its nav node to
-    /// the goal, then the goal's search tree walked from that node back to
-    /// the goal, each step along the corridor its node was reached by.
-    /// False when no leg reaches a settled nav node.
-    fn group_route(&mut self, mesh: &NavMesh, h: &HierarchyData, ends: &Ends) -> bool {
+    /// the goal, then the route from that node to the goal: from the table
+    /// to the node's best goal leg, or the goal's search tree walked back
+    /// from the node, each step along the corridor its node was reached by.
+    /// False when no leg reaches a nav node the goal can be reached from.
+    fn group_route(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        ends: &Ends,
+        tabled: bool,
+    ) -> bool {
         legs(mesh, h, ends.start_region, ends.start, &mut self.start_legs);
         let end = (ends.start, ends.start_region);
+        if tabled {
+            let Some(first) = self.cheapest_tabled_leg(mesh, h, end) else {
+                return false;
+            };
+            let exit = self.group_dist[first as usize].1;
+            if !h.tabled_route(&mesh.hier, first, exit, &mut self.l2_route) {
+                return false;
+            }
+            self.l2_route.insert(0, (first, LEG));
+            return true;
+        }
         let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
         pull_all(mesh, h, &mut self.start_legs, end, scratch);
         let first = self
@@ -205,5 +255,46 @@ impl NavQuery {
             self.l2_route.push((w[0], via));
         }
         true
+    }
+
+    /// The start leg with the cheapest leg + tabled distance to the goal
+    /// (`group_dist`), pulling legs lazily as the query's table look-up
+    /// does: a leg counts at its optimistic guess until it is pulled, and
+    /// the cheapest is pulled until the cheapest is a pulled one, so the
+    /// choice is the one pulling every leg would make. Its nav node.
+    fn cheapest_tabled_leg(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        end: (Vec2, u32),
+    ) -> Option<u32> {
+        let rate = mesh.tables.min_cost;
+        self.start_guess.clear();
+        self.start_pulled.clear();
+        for l in &self.start_legs {
+            let g = optimistic(l, end.0, h, rate);
+            // a leg estimated at its straight line has nothing to gain
+            let pulled = l.cost <= g;
+            self.start_guess.push(if pulled { l.cost } else { g });
+            self.start_pulled.push(pulled);
+        }
+        loop {
+            let mut best: Option<(f32, usize)> = None;
+            for (k, l) in self.start_legs.iter().enumerate() {
+                let total = self.start_guess[k] + self.group_dist[l.node as usize].0;
+                if total.is_finite() && best.is_none_or(|b| total < b.0) {
+                    best = Some((total, k));
+                }
+            }
+            let (_, k) = best?;
+            if self.start_pulled[k] {
+                return Some(self.start_legs[k].node);
+            }
+            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
+            let pulled = pulled_leg_cost(mesh, h, &self.start_legs, k, end, scratch);
+            self.start_legs[k].cost = pulled;
+            self.start_guess[k] = pulled;
+            self.start_pulled[k] = true;
+        }
     }
 }

@@ -447,7 +447,7 @@ fn walk_leg(
 /// lower bound on what pulling can give, the straight line to its nav node
 /// at the cheapest rate. So the lazy choice is the one pulling every leg
 /// would make.
-fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
+pub(super) fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
     (p.distance(h.nodes[leg.node as usize].at) * rate).min(leg.cost)
 }
 
@@ -522,7 +522,7 @@ fn cheapest_pair(
 /// estimate (it usually is: the estimate goes straight to a point on the
 /// region's boundary and is pulled only from there). A leg through areas of
 /// another cost keeps its estimate.
-fn pulled_leg_cost(
+pub(super) fn pulled_leg_cost(
     mesh: &NavMesh,
     h: &HierarchyData,
     legs: &[Leg],

@@ -179,6 +179,11 @@ pub struct NavQuery {
     /// goal's legs.
     group: SearchContext<u32>,
     group_legs: Vec<Leg>,
+    /// On a tabled hierarchy, instead of `group`: per nav node, its tabled
+    /// distance to the goal (through the best goal leg) and that leg's node.
+    group_dist: Vec<(f32, u32)>,
+    /// Expansions the last group search made.
+    group_work: u32,
     l2_nodes: Vec<u32>,
     /// The L2 route: nav nodes from the first to the last, each with the
     /// corridor it is reached by (the first by its leg).
@@ -235,6 +240,8 @@ impl NavQuery {
             l2: SearchContext::new(),
             group: SearchContext::new(),
             group_legs: Vec::new(),
+            group_dist: Vec::new(),
+            group_work: 0,
             l2_nodes: Vec::new(),
             l2_route: Vec::new(),
             start_legs: Vec::new(),

@@ -435,7 +435,8 @@ impl PathScheduler {
                     }
                     if !q.path_from_group(mesh, h, &ends, g, &mut self.path) {
                         if k == key {
-                            first = Merged::NotServed;
+                            // the others wait too: none is answered before it
+                            return Merged::NotServed;
                         }
                         continue; // it waits for its own turn
                     }

@@ -33,16 +33,30 @@ pub(crate) fn searched_aurora() -> BakeConfig {
 fn a_group_on_a_searched_hierarchy_matches_its_units_own_queries() {
     let (mesh, grid, scens) = load_with("Aurora", &searched_aurora());
     assert!(!mesh.hierarchy_stats().unwrap().all_pairs_table);
+    group_matches_own_queries(&mesh, &grid, &scens);
+}
+
+/// As above on Aurora's default bake, which has the all-pairs table: the
+/// goal's legs are pulled once and its distance from every nav node comes
+/// from the table.
+#[test]
+fn a_group_on_a_tabled_aurora_matches_its_units_own_queries() {
+    let (mesh, grid, scens) = load("Aurora");
+    assert!(mesh.hierarchy_stats().unwrap().all_pairs_table);
+    group_matches_own_queries(&mesh, &grid, &scens);
+}
+
+fn group_matches_own_queries(mesh: &NavMesh, grid: &CheckGrid, scens: &[Scenario]) {
     let goal = scens.last().unwrap().goal_point();
     let mut starts: Vec<_> = scens.iter().step_by(7).map(|s| s.start_point()).collect();
     starts.push(starts[3]); // two units on one point
     let filter = QueryFilter::default();
     let mut query = NavQuery::new();
-    let paths = query.find_paths_to(&mesh, &starts, goal, &filter);
+    let paths = query.find_paths_to(mesh, &starts, goal, &filter);
     assert_eq!(paths.len(), starts.len());
     let mut via_nav_points = 0;
     for (&start, group) in starts.iter().zip(&paths) {
-        let alone = query.find_path(&mesh, start, goal, &filter);
+        let alone = query.find_path(mesh, start, goal, &filter);
         let (group, alone) = match (group, alone) {
             (Ok(g), Ok(a)) => (g, a),
             (g, a) => {
