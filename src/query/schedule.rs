@@ -14,12 +14,14 @@
 //!
 //! Requests for one goal (same point, filter and priority) are merged into
 //! a group move ([`NavQuery::find_paths_to`]): the first of them to come up
-//! runs one search from the goal over the nav nodes, and every waiting
-//! request it serves is answered from it in the same tick, ahead of requests
-//! of that priority submitted in between, as far as the tick's budget goes
-//! (a unit costs one plus one per leg it pulls to its cluster's nav nodes). The search
-//! is kept for later ticks while the mesh stays the same. A request the
-//! group search does not serve (near the goal) waits for its own turn.
+//! pulls the goal's legs and finds every nav node's distance to the goal
+//! (from the all-pairs table, or by one search over the nav nodes), and
+//! every waiting request that serves is answered in the same tick, ahead of
+//! requests of that priority submitted in between, as far as the tick's
+//! budget goes (a unit costs one plus one per leg it pulls to its cluster's
+//! nav nodes). That work is kept for later ticks while the mesh stays the
+//! same. A request it does not serve (near the goal) waits for its own
+//! turn, and so do the requests behind it when it is the first.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -138,6 +140,8 @@ pub struct PathScheduler {
     merge_goals: bool,
     /// The group search held in `query`, with the mesh it ran on.
     group: Option<(GoalKey, u64, GroupGoal)>,
+    /// Scratch: the requests of one group, leader first.
+    waiting: Vec<Key>,
     next: u64,
     query: NavQuery,
     /// Answers first paths at submission.
@@ -169,6 +173,7 @@ impl PathScheduler {
             by_goal: BTreeSet::new(),
             merge_goals: true,
             group: None,
+            waiting: Vec::new(),
             next: 0,
             query,
             quick,
@@ -377,7 +382,7 @@ impl PathScheduler {
 
     /// Answers `request` (just taken from the queue) and the waiting
     /// requests for the same goal from one group search, as far as `budget`
-    /// goes; true if `request` itself was answered. Nothing happens without
+    /// goes; says what became of `request`. Nothing happens without
     /// a waiting duplicate, on a mesh the group search does not serve (see
     /// [`NavQuery::find_paths_to`]), or when the tick has too little budget
     /// left for the search.
@@ -411,14 +416,28 @@ impl PathScheduler {
                 g
             }
         };
-        let mut waiting: Vec<Key> = self
-            .by_goal
-            .range((gk, key)..=(gk, max))
-            .map(|&(_, k)| k)
-            .collect();
-        waiting.insert(0, key);
+        let mut waiting = std::mem::take(&mut self.waiting);
+        waiting.clear();
+        waiting.push(key);
+        waiting.extend(self.by_goal.range((gk, key)..=(gk, max)).map(|&(_, k)| k));
+        let first = self.answer_waiting(mesh, h, g, (gk, key, request), &waiting, budget);
+        self.waiting = waiting;
+        first
+    }
+
+    /// The loop of [`PathScheduler::answer_group`] over `waiting` (the
+    /// leader `request` first, at `key`).
+    fn answer_waiting(
+        &mut self,
+        mesh: &NavMesh,
+        h: &crate::mesh::hierarchy::HierarchyData,
+        g: GroupGoal,
+        (gk, key, request): (GoalKey, Key, Request),
+        waiting: &[Key],
+        budget: u32,
+    ) -> Merged {
         let mut first = Merged::NoRoom;
-        for k in waiting {
+        for &k in waiting {
             if self.last_work >= budget {
                 break;
             }
