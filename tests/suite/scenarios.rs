@@ -153,7 +153,24 @@ fn run_suite(dir: &FsPath, stride: usize, lengths_rule: Lengths) {
         if mean > MEAN_HIERARCHY_RATIO {
             too_long.push(format!("{name}: mean hierarchical / flat {mean}"));
         }
-        if mesh.region_count() > 500 && via_nav_points * 2 <= ratios.len() {
+        if mesh.hierarchy_stats().is_none() {
+            // left out only for its bytes: without the bound it is there, and over it
+            let unbounded = BakeConfig {
+                max_hierarchy_ratio: f32::INFINITY,
+                ..BakeConfig::default()
+            };
+            let whole = NavMesh::bake(&level, &unbounded).unwrap();
+            let file = whole.to_bytes().unwrap().len() as f64;
+            let bytes = whole.hierarchy_stats().map_or(0, |h| h.bytes) as f64;
+            if bytes <= 3.0 * (file - bytes) {
+                broken.push(format!("{name}: baked without a hierarchy"));
+            } else {
+                eprintln!(
+                    "{name}: no hierarchy (it would be {:.2}x the rest of the file)",
+                    bytes / (file - bytes)
+                );
+            }
+        } else if mesh.region_count() > 500 && via_nav_points * 2 <= ratios.len() {
             broken.push(format!(
                 "{name}: only {via_nav_points} of {} problems went through the hierarchy",
                 ratios.len()
