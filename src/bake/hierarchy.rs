@@ -113,7 +113,7 @@ pub(crate) fn build(
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
     // landmarks serve the L2 search, which a table replaces
-    if !h.compute_table(&t.portal_regions) {
+    if !h.compute_table(&ht) {
         landmarks(&ht, &mut h, LANDMARKS);
     }
 

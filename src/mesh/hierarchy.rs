@@ -374,7 +374,9 @@ impl HierarchyData {
         self.check_stored(portal_regions, regions)?;
         self.derive_corridors(portal_regions)?;
         self.check_corridors(portal_regions)?;
-        if self.stats.all_pairs_table && !self.compute_table(portal_regions) {
+        if self.stats.all_pairs_table
+            && !self.compute_table(&HierarchyTables::build(self, portal_regions, 0))
+        {
             return fail(
                 "all-pairs table",
                 format!(
@@ -638,15 +640,15 @@ impl HierarchyData {
 
     /// Computes the all-pairs table from the corridors: one Dijkstra (the
     /// generic A*, no goal) from each nav node over the whole L2 graph.
-    /// False, with no table, for more than [`MAX_TABLE_NODES`] nav nodes or
-    /// a node whose corridor list is too long to name a place in.
-    pub(crate) fn compute_table(&mut self, portal_regions: &[[u32; 2]]) -> bool {
+    /// `ht` is the L2 graph built over these corridors. False, with no
+    /// table, for more than [`MAX_TABLE_NODES`] nav nodes or a node whose
+    /// corridor list is too long to name a place in.
+    pub(crate) fn compute_table(&mut self, ht: &HierarchyTables) -> bool {
         self.l2_table = L2Table::default();
         let n = self.nodes.len();
         if n == 0 || n > MAX_TABLE_NODES {
             return false;
         }
-        let ht = HierarchyTables::build(self, portal_regions, 0);
         // per corridor, its place in each end's list (1-based), which the
         // table holds
         let mut place = vec![[0u16; 2]; self.corridors.len()];
@@ -668,7 +670,7 @@ impl HierarchyData {
         };
         // row `a`: the distances from `a` and the corridors its routes arrive by
         let row = |ctx: &mut SearchContext<u32>, a: usize, full: &mut [f32], via: &mut [u16]| {
-            let graph = NavGraph::whole(self, &ht);
+            let graph = NavGraph::whole(self, ht);
             astar(&graph, ctx, &[(a as u32, 0.0, LEG)], u32::MAX);
             for b in 0..n {
                 full[b] = ctx.cost(b as u32).unwrap_or(f32::INFINITY);
@@ -761,7 +763,6 @@ impl HierarchyData {
     }
 }
 
-/// A failed hierarchy check.
 /// The local point nav node `node` stands on in cluster `c`.
 fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> Option<usize> {
     let side = usize::from(node.clusters[0] != c);
@@ -773,6 +774,7 @@ fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> Option<usize> {
     })
 }
 
+/// A failed hierarchy check.
 fn fail<T>(part: &'static str, reason: impl Into<String>) -> Result<T, HierarchyError> {
     Err(HierarchyError::new(part, reason))
 }

@@ -3,7 +3,7 @@
 
 use glam::Vec2;
 
-use super::hierarchical::{legs, optimistic, pull_all, pulled_leg_cost};
+use super::hierarchical::{cheapest_pair, lazy_guesses, legs, pull_all, pulled_leg_cost};
 use super::{Ends, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::hierarchy::HierarchyData;
@@ -258,43 +258,27 @@ impl NavQuery {
     }
 
     /// The start leg with the cheapest leg + tabled distance to the goal
-    /// (`group_dist`), pulling legs lazily as the query's table look-up
-    /// does: a leg counts at its optimistic guess until it is pulled, and
-    /// the cheapest is pulled until the cheapest is a pulled one, so the
-    /// choice is the one pulling every leg would make. Its nav node.
+    /// (`group_dist`), legs pulled lazily by the query's own rule
+    /// ([`cheapest_pair`], whose goal side is here one pulled leg of cost 0:
+    /// `group_dist` already holds the goal legs), so the choice is the one
+    /// pulling every leg would make. Its nav node.
     fn cheapest_tabled_leg(
         &mut self,
         mesh: &NavMesh,
         h: &HierarchyData,
         end: (Vec2, u32),
     ) -> Option<u32> {
-        let rate = mesh.tables.min_cost;
-        self.start_guess.clear();
-        self.start_pulled.clear();
-        for l in &self.start_legs {
-            let g = optimistic(l, end.0, h, rate);
-            // a leg estimated at its straight line has nothing to gain
-            let pulled = l.cost <= g;
-            self.start_guess.push(if pulled { l.cost } else { g });
-            self.start_pulled.push(pulled);
-        }
-        loop {
-            let mut best: Option<(f32, usize)> = None;
-            for (k, l) in self.start_legs.iter().enumerate() {
-                let total = self.start_guess[k] + self.group_dist[l.node as usize].0;
-                if total.is_finite() && best.is_none_or(|b| total < b.0) {
-                    best = Some((total, k));
-                }
-            }
-            let (_, k) = best?;
-            if self.start_pulled[k] {
-                return Some(self.start_legs[k].node);
-            }
-            let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
-            let pulled = pulled_leg_cost(mesh, h, &self.start_legs, k, end, scratch);
-            self.start_legs[k].cost = pulled;
-            self.start_guess[k] = pulled;
-            self.start_pulled[k] = true;
-        }
+        let (legs, to_goal) = (&self.start_legs, &self.group_dist);
+        let (guess, pulled) = (&mut self.start_guess, &mut self.start_pulled);
+        lazy_guesses(legs, end.0, (h, mesh.tables.min_cost), guess, pulled);
+        let (buffer, ends) = (&mut self.leg_buffer, &mut self.leg_ends);
+        let (i, _) = cheapest_pair(
+            (guess, pulled),
+            (&mut [0.0], &mut [true]),
+            |i, _| to_goal[legs[i].node as usize].0,
+            |_, k| pulled_leg_cost(mesh, h, legs, k, end, (buffer, ends)),
+            &mut self.partner,
+        )?;
+        Some(legs[i].node)
     }
 }

@@ -231,11 +231,7 @@ impl NavQuery {
                 &mut self.goal_pulled,
             ),
         ] {
-            guess.clear();
-            guess.extend(legs.iter().map(|l| optimistic(l, p, h, rate)));
-            // a leg estimated at its straight line has nothing to gain
-            pulled.clear();
-            pulled.extend(legs.iter().zip(guess.iter()).map(|(l, &g)| l.cost <= g));
+            lazy_guesses(legs, p, (h, rate), guess, pulled);
         }
         let (start_legs, goal_legs) = (&self.start_legs, &self.goal_legs);
         let (buffer, ends) = (&mut self.leg_buffer, &mut self.leg_ends);
@@ -447,13 +443,29 @@ fn walk_leg(
 /// lower bound on what pulling can give, the straight line to its nav node
 /// at the cheapest rate. So the lazy choice is the one pulling every leg
 /// would make.
-pub(super) fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
+fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
     (p.distance(h.nodes[leg.node as usize].at) * rate).min(leg.cost)
+}
+
+/// How [`cheapest_pair`] starts on `legs` from `p`: each leg counts at its
+/// [`optimistic`] guess, and one whose estimate is already that guess (its
+/// straight line) counts as pulled, having nothing to gain.
+pub(super) fn lazy_guesses(
+    legs: &[Leg],
+    p: Vec2,
+    (h, rate): (&HierarchyData, f32),
+    guess: &mut Vec<f32>,
+    pulled: &mut Vec<bool>,
+) {
+    guess.clear();
+    guess.extend(legs.iter().map(|l| optimistic(l, p, h, rate)));
+    pulled.clear();
+    pulled.extend(legs.iter().zip(guess.iter()).map(|(l, &g)| l.cost <= g));
 }
 
 /// Which end of the query a leg belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
+pub(super) enum End {
     Start,
     Goal,
 }
@@ -463,7 +475,7 @@ enum End {
 /// optimistic guess until `pulled[k]`), `pull(end, k)` pulls a leg and returns
 /// its cost, and the loop pulls the legs of the cheapest pair until both are
 /// pulled. `partner` is scratch: per start leg, its cheapest goal leg.
-fn cheapest_pair(
+pub(super) fn cheapest_pair(
     (start_cost, start_pulled): (&mut [f32], &mut [bool]),
     (goal_cost, goal_pulled): (&mut [f32], &mut [bool]),
     dist: impl Fn(usize, usize) -> f32,
