@@ -50,6 +50,12 @@ pub trait SearchGraph {
     /// admissible, and consistent (g + h never falls along an edge).
     fn heuristic(&self, node: u32, payload: Self::Payload) -> f32;
 
+    /// True when [`SearchGraph::heuristic`] depends on the node alone, not
+    /// on the payload: a node reached again at no lower cost is then
+    /// dropped before its heuristic is computed (on the L2 graph, whose
+    /// landmark bound reads a row per node, most relaxations are such).
+    const HEURISTIC_BY_NODE: bool = false;
+
     /// True when `node` ends the search.
     fn is_goal(&self, node: u32) -> bool;
 }
@@ -217,6 +223,14 @@ impl<P: Copy + Default> SearchContext<P> {
         parent: u32,
         payload: P,
     ) {
+        if G::HEURISTIC_BY_NODE {
+            // the same h: g + h would be no lower than the mark's f
+            if let Some(m) = self.marks.get(node as usize) {
+                if m.seen == self.generation && m.g <= g {
+                    return;
+                }
+            }
+        }
         let h = graph.heuristic(node, payload);
         if node == NEW_NODE {
             if g + h >= self.incumbent {

@@ -72,6 +72,8 @@ impl SearchGraph for NavGraph<'_> {
     /// The corridor a node was reached by, or [`LEG`].
     type Payload = u32;
 
+    const HEURISTIC_BY_NODE: bool = true;
+
     fn node_count(&self) -> usize {
         self.h.nodes.len() + 2
     }
