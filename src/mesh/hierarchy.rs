@@ -714,8 +714,10 @@ impl HierarchyData {
 
     /// Writes to `out` the corridors of the tabled shortest route from nav
     /// node `a` to `b`, in order, with the node each one arrives at; `ht`
-    /// holds the corridor lists the table points into. False when there is
-    /// no table entry or the route does not lead back to `a` within `n`
+    /// holds the corridor lists the table points into. The route is `b`'s
+    /// row walked from `a` ([`HierarchyData::tabled_step`]), so the routes
+    /// to one node form a tree: a group move shares their ends. False when
+    /// there is no table entry or the route does not reach `b` within `n`
     /// steps.
     pub(crate) fn tabled_route(
         &self,
@@ -725,26 +727,32 @@ impl HierarchyData {
         out: &mut Vec<(u32, u32)>,
     ) -> bool {
         out.clear();
-        let n = self.nodes.len();
-        let mut at = b;
-        while at != a {
-            let Some(&via) = self.l2_table.via.get(a as usize * n + at as usize) else {
+        let mut at = a;
+        while at != b {
+            let Some(step) = self.tabled_step(ht, at, b) else {
                 return false;
             };
-            let Some(e) = (via as usize)
-                .checked_sub(1)
-                .and_then(|k| ht.corridors_at(at).get(k))
-            else {
-                return false;
-            };
-            if out.len() >= n {
+            if out.len() >= self.nodes.len() {
                 return false;
             }
-            out.push((at, e.corridor));
-            at = e.to;
+            out.push(step);
+            at = step.0;
         }
-        out.reverse();
         true
+    }
+
+    /// The first step of the tabled shortest route from nav node `a` to
+    /// `b` (`a != b`): the next node and the corridor to it, the corridor
+    /// by which `b`'s shortest route reaches `a` (the corridors are
+    /// undirected). `None` without a table entry.
+    #[inline]
+    pub(crate) fn tabled_step(&self, ht: &HierarchyTables, a: u32, b: u32) -> Option<(u32, u32)> {
+        let n = self.nodes.len();
+        let via = *self.l2_table.via.get(b as usize * n + a as usize)?;
+        let e = (via as usize)
+            .checked_sub(1)
+            .and_then(|k| ht.corridors_at(a).get(k))?;
+        Some((e.to, e.corridor))
     }
 
     /// Distances from nav node `n` to the landmarks.

@@ -3,7 +3,9 @@
 
 use glam::Vec2;
 
-use super::hierarchical::{cheapest_pair, lazy_guesses, legs, pull_all, pulled_leg_cost};
+use super::hierarchical::{
+    cheapest_pair, lazy_guesses, legs, pull_all, pulled_leg_cost, walk_leg_to,
+};
 use super::{Ends, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::hierarchy::HierarchyData;
@@ -112,6 +114,12 @@ impl NavQuery {
         if self.group_legs.is_empty() {
             return None;
         }
+        let slots = if h.has_table() {
+            self.group_legs.len()
+        } else {
+            1
+        };
+        self.group_tree.reset(mesh, h, (at, region), slots);
         if h.has_table() {
             // per nav node: the cheapest tabled distance + goal leg
             self.group_dist.clear();
@@ -197,44 +205,110 @@ impl NavQuery {
         path: &mut Path,
     ) -> bool {
         let cs = h.region_cluster[ends.start_region as usize];
-        let routed = cs != g.cluster
-            && !h.neighbours(cs, g.cluster)
-            && self.group_route(mesh, h, ends, g.tabled)
-            && {
-                self.goal_legs.clone_from(&self.group_legs);
-                self.stitch(mesh, h, ends.start_region, g.region)
-            };
+        if cs == g.cluster || h.neighbours(cs, g.cluster) {
+            return false;
+        }
+        let Some(first) = self.group_first(mesh, h, ends, g.tabled) else {
+            return false;
+        };
+        if self.path_from_tree(mesh, h, ends, g, first, path) {
+            return true;
+        }
+        // as the unit's own query: stitched, pulled, refined
+        let routed = self.group_route(mesh, h, first, g.tabled) && {
+            self.goal_legs.clone_from(&self.group_legs);
+            self.stitch(mesh, h, ends.start_region, g.region)
+        };
         if routed {
             self.pull_route(mesh, h, ends, path);
         }
         routed
     }
 
-    /// The unit's L2 route into `self.l2_route` (its legs in
-    /// `self.start_legs`): the cheapest leg + distance from its nav node to
-    /// the goal, then the route from that node to the goal: from the table
-    /// to the node's best goal leg, or the goal's search tree walked back
-    /// from the node, each step along the corridor its node was reached by.
-    /// False when no leg reaches a nav node the goal can be reached from.
-    fn group_route(
+    /// The unit's path from the group's tree of corridors
+    /// ([`GoalTree`](super::group_tree::GoalTree)), by the route from its
+    /// first nav node `first`; false when the tree does not serve it (the
+    /// pieces do not join, or a corridor the query would refine).
+    fn path_from_tree(
+        &mut self,
+        mesh: &NavMesh,
+        h: &HierarchyData,
+        ends: &Ends,
+        g: GroupGoal,
+        first: u32,
+        path: &mut Path,
+    ) -> bool {
+        let (group, ht, start_node) = (&self.group, &mesh.hier, h.nodes.len() as u32);
+        let exit = if g.tabled {
+            self.group_dist[first as usize].1
+        } else {
+            u32::MAX
+        };
+        let slot = if g.tabled {
+            match self.group_legs.iter().position(|l| l.node == exit) {
+                Some(slot) => slot,
+                None => return false,
+            }
+        } else {
+            0
+        };
+        let next = |v: u32| {
+            if g.tabled {
+                return if v == exit {
+                    Some(None)
+                } else {
+                    h.tabled_step(ht, v, exit).map(Some)
+                };
+            }
+            match group.parent(v)? {
+                p if p == start_node => Some(None),
+                p => Some(Some((p, group.payload(v)?))),
+            }
+        };
+        let legs = &self.group_legs;
+        let goal_leg = |v: u32, out: &mut Vec<u32>| walk_leg_to(mesh, h, legs, v, g.region, out);
+        let Some(at) = self
+            .group_tree
+            .node_step(mesh, h, (slot, first), next, goal_leg)
+        else {
+            return false;
+        };
+        self.leg_buffer.clear();
+        let Some(leg_end) = walk_leg_to(
+            mesh,
+            h,
+            &self.start_legs,
+            first,
+            ends.start_region,
+            &mut self.leg_buffer,
+        ) else {
+            return false;
+        };
+        self.group_tree.unit_path(
+            mesh,
+            h,
+            at,
+            (first, &self.leg_buffer, leg_end),
+            (ends.start, ends.start_region),
+            path,
+        )
+    }
+
+    /// The unit's first nav node (its legs in `self.start_legs`): the
+    /// cheapest leg + distance from its nav node to the goal, from the
+    /// table (legs pulled lazily) or the goal's search (legs pulled). `None`
+    /// when no leg reaches a nav node the goal can be reached from.
+    fn group_first(
         &mut self,
         mesh: &NavMesh,
         h: &HierarchyData,
         ends: &Ends,
         tabled: bool,
-    ) -> bool {
+    ) -> Option<u32> {
         legs(mesh, h, ends.start_region, ends.start, &mut self.start_legs);
         let end = (ends.start, ends.start_region);
         if tabled {
-            let Some(first) = self.cheapest_tabled_leg(mesh, h, end) else {
-                return false;
-            };
-            let exit = self.group_dist[first as usize].1;
-            if !h.tabled_route(&mesh.hier, first, exit, &mut self.l2_route) {
-                return false;
-            }
-            self.l2_route.insert(0, (first, LEG));
-            return true;
+            return self.cheapest_tabled_leg(mesh, h, end);
         }
         let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
         pull_all(mesh, h, &mut self.start_legs, end, scratch);
@@ -243,9 +317,22 @@ impl NavQuery {
             .iter()
             .filter_map(|l| Some((l.cost + self.group.cost(l.node)?, l.node)))
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let Some((_, first)) = first else {
-            return false;
-        };
+        first.map(|(_, first)| first)
+    }
+
+    /// The L2 route from the unit's first nav node `first` into
+    /// `self.l2_route`: from the table to the node's best goal leg, or the
+    /// goal's search tree walked back from the node, each step along the
+    /// corridor its node was reached by.
+    fn group_route(&mut self, mesh: &NavMesh, h: &HierarchyData, first: u32, tabled: bool) -> bool {
+        if tabled {
+            let exit = self.group_dist[first as usize].1;
+            if !h.tabled_route(&mesh.hier, first, exit, &mut self.l2_route) {
+                return false;
+            }
+            self.l2_route.insert(0, (first, LEG));
+            return true;
+        }
         // from the goal's search start to `first`, then turned round
         self.group.path_to(first, &mut self.l2_nodes);
         self.l2_route.clear();

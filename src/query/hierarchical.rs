@@ -413,7 +413,7 @@ pub(super) fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out:
 /// Appends the crossings of the live leg (one of `legs`) between dense
 /// `region` and nav node `node`, walked from the region; returns the region
 /// where it ends, or `None` if `node` has no leg.
-fn walk_leg_to(
+pub(super) fn walk_leg_to(
     mesh: &NavMesh,
     h: &HierarchyData,
     legs: &[Leg],

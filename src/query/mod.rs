@@ -9,6 +9,7 @@ use crate::mesh::{NavMesh, RegionId};
 mod batch;
 mod follow;
 mod group;
+mod group_tree;
 mod hierarchical;
 mod schedule;
 mod slots;
@@ -179,6 +180,8 @@ pub struct NavQuery {
     /// goal's legs.
     group: SearchContext<u32>,
     group_legs: Vec<Leg>,
+    /// The group move's corridors, grown from its goal.
+    group_tree: group_tree::GoalTree,
     /// On a tabled hierarchy, instead of `group`: per nav node, its tabled
     /// distance to the goal (through the best goal leg) and that leg's node.
     group_dist: Vec<(f32, u32)>,
@@ -240,6 +243,7 @@ impl NavQuery {
             l2: SearchContext::new(),
             group: SearchContext::new(),
             group_legs: Vec::new(),
+            group_tree: group_tree::GoalTree::default(),
             group_dist: Vec::new(),
             group_work: 0,
             l2_nodes: Vec::new(),
@@ -664,15 +668,28 @@ impl NavQuery {
     /// back look cheap, stitched pieces can overlap at their seams, and
     /// because regions are convex the path can always go straight from the
     /// first visit to the last exit.
+    ///
+    /// Loops are cut walking back from the goal (a region met again drops
+    /// everything met since its first meeting), so a corridor's end towards
+    /// the goal does not depend on where it starts: a group move's tree of
+    /// corridors from its goal (`query/group_tree.rs`) cuts the same loops.
     fn corridor_without_loops(&mut self, mesh: &NavMesh, start_region: u32) {
         let t = &mesh.tables;
         self.regions.clear();
         self.portals.clear();
         let stamp = self.fresh_stamp(mesh.region_count());
-        self.region_stamp[start_region as usize] = (stamp, 0);
-        self.regions.push(start_region);
-        for &c in &self.crossings {
-            let r = t.entered(c);
+        let goal_region = self
+            .crossings
+            .last()
+            .map_or(start_region, |&c| t.entered(c));
+        self.region_stamp[goal_region as usize] = (stamp, 0);
+        self.regions.push(goal_region);
+        for (i, &c) in self.crossings.iter().enumerate().rev() {
+            // walked backwards, `c` enters the region it leaves forwards
+            let r = match i.checked_sub(1) {
+                Some(before) => t.entered(self.crossings[before]),
+                None => start_region,
+            };
             let (seen, at) = self.region_stamp[r as usize];
             if seen == stamp && (at as usize) < self.regions.len() && self.regions[at as usize] == r
             {
@@ -685,6 +702,8 @@ impl NavQuery {
             self.region_stamp[r as usize] = (stamp, self.regions.len() as u32);
             self.regions.push(r);
         }
+        self.regions.reverse();
+        self.portals.reverse();
     }
 
     fn resolve(

@@ -297,6 +297,15 @@ impl<P: Copy + Default> SearchContext<P> {
         self.mark(node).map(|m| self.pool[m.slot as usize])
     }
 
+    /// The node `node` was reached from in the last search; `None` for a
+    /// start or a node not reached.
+    #[must_use]
+    pub fn parent(&self, node: u32) -> Option<u32> {
+        self.mark(node)
+            .map(|m| m.parent)
+            .filter(|&p| p != NO_PARENT)
+    }
+
     /// Writes the nodes from a start to `node` (inclusive) into `out`.
     pub fn path_to(&self, node: u32, out: &mut Vec<u32>) {
         out.clear();
