@@ -2,7 +2,8 @@
 //! it every few seconds, buildings going up and coming down mid-battle, and
 //! every unit moved by its own follower each tick at a fixed timestep.
 //!
-//! Per tick it runs, in order: the edits of that tick (a `TileCache`), the
+//! Per tick it runs, in order: the edits of that tick (a `TileCache`; the
+//! oldest building destroyed and a new one placed in one batch), the
 //! request scheduler within its budget, and every unit's follower (a
 //! clamped move towards its steering target, units spread over rayon's
 //! threads). It checks each unit's
@@ -16,7 +17,7 @@ use std::time::Instant;
 
 use glam::{vec2, Vec2};
 use portalnav::{
-    BakeConfig, Grid, Level, NavQuery, ObstacleId, PathFollower, PathScheduler, PathStatus,
+    BakeConfig, Edit, Grid, Level, NavQuery, ObstacleId, PathFollower, PathScheduler, PathStatus,
     QueryFilter, RequestId, TileCache,
 };
 use rayon::prelude::*;
@@ -194,9 +195,12 @@ fn main() {
         };
         if tick % BUILD_EVERY == BUILD_EVERY / 2 {
             let e = Instant::now();
+            // the oldest building destroyed and a new one placed: one batch,
+            // one repair
+            let mut edits = Vec::new();
             if buildings.len() >= MAX_BUILDINGS {
                 let (id, (x, y)) = buildings.pop_front().unwrap();
-                cache.remove_obstacle(id).expect("a building in place");
+                edits.push(Edit::Remove(id));
                 for cy in y..y + 4 {
                     for cx in x..x + 4 {
                         stamped.free[cy as usize * stamped.width + cx as usize] = true;
@@ -204,6 +208,7 @@ fn main() {
                 }
             }
             // a 4 x 4 building on free ground with no unit on or next to it
+            let mut placed = None;
             for _ in 0..50 {
                 let (x, y) = land[rng.below(land.len())];
                 let cells_free = (y..y + 4).all(|cy| (x..x + 4).all(|cx| stamped.free(cx, cy)));
@@ -218,20 +223,23 @@ fn main() {
                     continue;
                 }
                 let (fx, fy) = (x as f32, y as f32);
-                let outline = [
+                edits.push(Edit::Add(vec![
                     vec2(fx, fy),
                     vec2(fx + 4.0, fy),
                     vec2(fx + 4.0, fy + 4.0),
                     vec2(fx, fy + 4.0),
-                ];
-                let id = cache.add_obstacle(&outline).expect("a building");
+                ]));
                 for cy in y..y + 4 {
                     for cx in x..x + 4 {
                         stamped.free[cy as usize * stamped.width + cx as usize] = false;
                     }
                 }
-                buildings.push_back((id, (x, y)));
+                placed = Some((x, y));
                 break;
+            }
+            let ids = cache.apply(&edits).expect("a building removed or placed");
+            if let (Some(cell), Some(Some(id))) = (placed, ids.last()) {
+                buildings.push_back((*id, cell));
             }
             edit_ms.push(e.elapsed().as_secs_f64() * 1e3);
         }

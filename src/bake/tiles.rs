@@ -677,11 +677,17 @@ fn build_mesh(
 ) -> Result<NavMesh, BakeError> {
     let started = std::time::Instant::now();
     let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
+    // only a point on a border between tiles can be another tile's too (a
+    // tile's own points are distinct): the others need no look-up
+    let shared = |p: DVec2| tiling.on_border(0, p.x) || tiling.on_border(1, p.y);
     let mut ids: FxHashMap<(u64, u64), u32> = FxHashMap::default();
-    let mut points: Vec<DVec2> = Vec::new();
-    let mut polygons: Vec<MergedPolygon> = Vec::new();
+    let mut points: Vec<DVec2> = Vec::with_capacity(tiles.iter().map(|t| t.points.len()).sum());
+    let mut polygons: Vec<MergedPolygon> =
+        Vec::with_capacity(tiles.iter().map(|t| t.polygons.len()).sum());
+    let mut local = Vec::new();
     for tile in tiles {
-        let mut local = vec![u32::MAX; tile.points.len()];
+        local.clear();
+        local.resize(tile.points.len(), u32::MAX);
         for poly in &tile.polygons {
             let vertices = poly
                 .vertices
@@ -689,10 +695,15 @@ fn build_mesh(
                 .map(|&v| {
                     if local[v as usize] == u32::MAX {
                         let p = tile.points[v as usize];
-                        local[v as usize] = *ids.entry(key(p)).or_insert_with(|| {
+                        local[v as usize] = if shared(p) {
+                            *ids.entry(key(p)).or_insert_with(|| {
+                                points.push(p);
+                                points.len() as u32 - 1
+                            })
+                        } else {
                             points.push(p);
                             points.len() as u32 - 1
-                        });
+                        };
                     }
                     local[v as usize]
                 })
