@@ -72,6 +72,27 @@ impl CheckGrid {
         }
     }
 
+    /// The distance from segment `p`-`q` to the nearest blocked cell (or
+    /// cell outside the map), or `reach` if none is nearer.
+    pub fn clearance(&self, p: glam::Vec2, q: glam::Vec2, reach: f64) -> f64 {
+        let (p, q) = (p.as_dvec2(), q.as_dvec2());
+        let lo = p.min(q) - glam::DVec2::splat(reach);
+        let hi = p.max(q) + glam::DVec2::splat(reach);
+        let mut best = reach;
+        for y in lo.y.floor() as i64..=hi.y.floor() as i64 {
+            for x in lo.x.floor() as i64..=hi.x.floor() as i64 {
+                if !self.free(x, y) {
+                    let cell = [
+                        glam::dvec2(x as f64, y as f64),
+                        glam::dvec2(x as f64 + 1.0, y as f64 + 1.0),
+                    ];
+                    best = best.min(segment_to_box(p, q, cell));
+                }
+            }
+        }
+        best
+    }
+
     pub fn free(&self, x: i64, y: i64) -> bool {
         x >= 0
             && y >= 0
@@ -213,4 +234,44 @@ pub fn random_grid(w: usize, h: usize, seed: u64) -> portalnav::Grid {
         })
         .collect();
     portalnav::Grid::from_mask(w, h, free)
+}
+
+/// Distance between segment `p`-`q` and the box `[lo, hi]`: 0 if they meet,
+/// else the least over the segment's ends to the box and the box's corners
+/// to the segment (for disjoint convex sets it is attained at one of them).
+pub fn segment_to_box(p: glam::DVec2, q: glam::DVec2, [lo, hi]: [glam::DVec2; 2]) -> f64 {
+    // Liang-Barsky: does the segment enter the box?
+    let d = q - p;
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    let mut meets = true;
+    for (delta, from, min, max) in [(d.x, p.x, lo.x, hi.x), (d.y, p.y, lo.y, hi.y)] {
+        if delta == 0.0 {
+            if from < min || from > max {
+                meets = false;
+            }
+            continue;
+        }
+        let (a, b) = ((min - from) / delta, (max - from) / delta);
+        let (a, b) = (a.min(b), a.max(b));
+        t0 = t0.max(a);
+        t1 = t1.min(b);
+    }
+    if meets && t0 <= t1 {
+        return 0.0;
+    }
+    let to_box = |v: glam::DVec2| (v.clamp(lo, hi) - v).length();
+    let to_segment = |c: glam::DVec2| {
+        let t = if d == glam::DVec2::ZERO {
+            0.0
+        } else {
+            ((c - p).dot(d) / d.length_squared()).clamp(0.0, 1.0)
+        };
+        (p + d * t - c).length()
+    };
+    let corners = [lo, glam::dvec2(hi.x, lo.y), hi, glam::dvec2(lo.x, hi.y)];
+    corners
+        .iter()
+        .map(|&c| to_segment(c))
+        .chain([to_box(p), to_box(q)])
+        .fold(f64::INFINITY, f64::min)
 }
