@@ -1,53 +1,81 @@
-//! Times a map's whole scenario list answered one by one on one thread
-//! against one `BatchQuery` call (rayon's threads), hierarchy on; then a
-//! group move: the first 1,000 scenario starts sent to the last scenario's
-//! goal, one by one against one `NavQuery::find_paths_to` call (one thread),
-//! and the same group sent to arrival slots 1 unit apart
+//! Times 1,000 distinct scenario queries of a map (spread over its whole
+//! scenario list, short and long) answered one by one on one thread,
+//! through polyanya 0.18 one by one on the same thread, and as one
+//! `BatchQuery` call on rayon's threads, hierarchy on; then a group move:
+//! the first 1,000 scenario starts sent to the last scenario's goal, one by
+//! one against one `NavQuery::find_paths_to` call (one thread), and the
+//! same group sent to arrival slots 1 unit apart
 //! (`NavQuery::find_paths_to_slots`).
 //!
 //! `cargo run --release --example batch_cost -- data/maps/Aurora.map`
 use std::time::Instant;
 
-use portalnav::{BakeConfig, BatchQuery, Level, NavMesh, NavQuery, QueryFilter, Scenario};
+use portalnav::{bake, BakeConfig, BatchQuery, Level, NavMesh, NavQuery, QueryFilter, Scenario};
+
+#[path = "../benches/common/peers.rs"]
+#[allow(dead_code)]
+mod peers;
+
+/// The median of seven timings (ms) of `run`.
+fn median_of_7(mut run: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..7)
+        .map(|_| {
+            let t = Instant::now();
+            run();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[3]
+}
 
 fn main() {
     let map = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "data/maps/Aurora.map".to_string());
     let level = Level::from_file(&map).expect("map");
-    let mesh = NavMesh::bake(&level, &BakeConfig::default()).expect("bake");
+    let config = BakeConfig::default();
+    let mesh = NavMesh::bake(&level, &config).expect("bake");
     let scen = Scenario::load_file(format!("{map}.scen")).expect("scenarios");
-    let requests: Vec<_> = scen
-        .iter()
+    let soup = bake::triangulate(&level, &config).expect("triangles");
+    let mut peer = peers::polyanya_from_triangles(&soup.vertices, &soup.triangles);
+    peers::polyanya_prepare(&mut peer);
+    // 1,000 distinct requests, evenly over the list (which runs short to long)
+    let n = scen.len().min(1000);
+    let mut requests: Vec<_> = (0..n)
+        .map(|k| &scen[k * scen.len() / n])
         .map(|s| (s.start_point(), s.goal_point()))
         .collect();
+    requests.sort_by(|a, b| {
+        (a.0.x, a.0.y, a.1.x, a.1.y)
+            .partial_cmp(&(b.0.x, b.0.y, b.1.x, b.1.y))
+            .expect("finite")
+    });
+    requests.dedup();
     let filter = QueryFilter::default();
     let (mut query, mut batch) = (NavQuery::new(), BatchQuery::new());
     let mut path = portalnav::Path::default();
-    let (mut alone, mut batched) = (Vec::new(), Vec::new());
     // one loop after the other: rayon's threads, still looking for work
-    // after a batch, would otherwise share the cores with the loop one by one
-    for _ in 0..7 {
-        let t = Instant::now();
+    // after a batch, would otherwise share the cores with the loops on one
+    let alone = median_of_7(|| {
         for &(a, b) in &requests {
             let _ = query.find_path_into(&mesh, a, b, &filter, &mut path);
         }
-        alone.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    for _ in 0..7 {
-        let t = Instant::now();
-        batch.find_paths(&mesh, &requests, &filter);
-        batched.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    alone.sort_by(f64::total_cmp);
-    batched.sort_by(f64::total_cmp);
+    });
+    let theirs = median_of_7(|| {
+        for &(a, b) in &requests {
+            let _ = peers::polyanya_path_length(&peer, a, b);
+        }
+    });
+    let batched = median_of_7(|| batch.find_paths(&mesh, &requests, &filter));
     println!(
-        "{map}: {} requests, one by one {:.1} ms, batch {:.1} ms on {} threads ({:.2}x), median of 7",
+        "{map}: {} distinct requests: polyanya one by one {theirs:.1} ms, ours one by one \
+         {alone:.1} ms ({:.1}x), batch {batched:.1} ms on {} threads ({:.2}x ours one by one), \
+         median of 7",
         requests.len(),
-        alone[3],
-        batched[3],
+        theirs / alone,
         rayon::current_num_threads(),
-        alone[3] / batched[3]
+        alone / batched
     );
 
     let goal = scen.last().expect("a scenario").goal_point();
