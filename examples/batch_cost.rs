@@ -13,7 +13,6 @@ use std::time::Instant;
 use portalnav::{bake, BakeConfig, BatchQuery, Level, NavMesh, NavQuery, QueryFilter, Scenario};
 
 #[path = "../benches/common/peers.rs"]
-#[allow(dead_code)]
 mod peers;
 
 /// The median of seven timings (ms) of `run`.
