@@ -31,6 +31,7 @@ use glam::Vec2;
 use super::group::GroupGoal;
 use super::{hierarchical, Ends, NavQuery, Path, PathStatus, QueryFilter};
 use crate::error::QueryError;
+use crate::fxmap::FxHashMap;
 use crate::mesh::NavMesh;
 
 /// Names a request made to a [`PathScheduler`]; ids grow with submission.
@@ -137,6 +138,9 @@ pub struct PathScheduler {
     queue: BTreeMap<Key, Request>,
     /// The queue again, grouped by goal: merge candidates in queue order.
     by_goal: BTreeSet<(GoalKey, Key)>,
+    /// The queue's priorities by request number, so a cancel finds its
+    /// request without a scan.
+    priority: FxHashMap<u64, Reverse<u8>>,
     merge_goals: bool,
     /// The group search held in `query`, with the mesh it ran on.
     group: Option<(GoalKey, u64, GroupGoal)>,
@@ -171,6 +175,7 @@ impl PathScheduler {
             capacity,
             queue: BTreeMap::new(),
             by_goal: BTreeSet::new(),
+            priority: FxHashMap::default(),
             merge_goals: true,
             group: None,
             waiting: Vec::new(),
@@ -246,9 +251,7 @@ impl PathScheduler {
             goal,
             filter: *filter,
         };
-        let key = (Reverse(priority), id.0);
-        self.by_goal.insert((goal_key(&request, key), key));
-        self.queue.insert(key, request);
+        self.enqueue((Reverse(priority), id.0), request);
         Ok((id, first))
     }
 
@@ -258,13 +261,25 @@ impl PathScheduler {
             self.in_flight = None;
             return true;
         }
-        let key = self.queue.keys().find(|k| k.1 == id.0).copied();
-        let Some(request) = key.and_then(|k| self.queue.remove(&k)) else {
+        let Some(&priority) = self.priority.get(&id.0) else {
             return false;
         };
-        let key = key.expect("found above");
+        self.dequeue((priority, id.0)).is_some()
+    }
+
+    /// Queues `request` under `key`, in every index.
+    fn enqueue(&mut self, key: Key, request: Request) {
+        self.by_goal.insert((goal_key(&request, key), key));
+        self.priority.insert(key.1, key.0);
+        self.queue.insert(key, request);
+    }
+
+    /// Takes the request under `key` out of the queue and every index.
+    fn dequeue(&mut self, key: Key) -> Option<Request> {
+        let request = self.queue.remove(&key)?;
         self.by_goal.remove(&(goal_key(&request, key), key));
-        true
+        self.priority.remove(&key.1);
+        Some(request)
     }
 
     /// Requests waiting or in flight.
@@ -320,17 +335,16 @@ impl PathScheduler {
                     serial: mesh.serial,
                     ..f
                 },
-                None => match self.queue.pop_first() {
-                    Some((key, request)) => {
-                        self.by_goal.remove(&(goal_key(&request, key), key));
+                None => match self.queue.first_key_value().map(|(&k, _)| k) {
+                    Some(key) => {
+                        let request = self.dequeue(key).expect("the first key");
                         if hierarchy && self.merge_goals {
                             match self.answer_group(mesh, key, request, budget) {
                                 Merged::Answered => continue,
                                 Merged::NotServed => {}
                                 Merged::NoRoom => {
                                     // first in line again next tick
-                                    self.by_goal.insert((goal_key(&request, key), key));
-                                    self.queue.insert(key, request);
+                                    self.enqueue(key, request);
                                     break;
                                 }
                             }
@@ -420,7 +434,7 @@ impl PathScheduler {
         waiting.clear();
         waiting.push(key);
         waiting.extend(self.by_goal.range((gk, key)..=(gk, max)).map(|&(_, k)| k));
-        let first = self.answer_waiting(mesh, h, g, (gk, key, request), &waiting, budget);
+        let first = self.answer_waiting(mesh, h, g, (key, request), &waiting, budget);
         self.waiting = waiting;
         first
     }
@@ -432,7 +446,7 @@ impl PathScheduler {
         mesh: &NavMesh,
         h: &crate::mesh::hierarchy::HierarchyData,
         g: GroupGoal,
-        (gk, key, request): (GoalKey, Key, Request),
+        (key, request): (Key, Request),
         waiting: &[Key],
         budget: u32,
     ) -> Merged {
@@ -467,8 +481,7 @@ impl PathScheduler {
             if k == key {
                 first = Merged::Answered;
             } else {
-                self.queue.remove(&k);
-                self.by_goal.remove(&(gk, k));
+                self.dequeue(k);
             }
             self.answers.push(Answer {
                 id: RequestId(k.1),

@@ -134,6 +134,34 @@ fn a_full_queue_is_an_error_and_cancel_withdraws() {
     ));
 }
 
+/// A cancel finds its request whatever its priority (by number, not by a
+/// scan of the queue), and an answered or cancelled request cannot be
+/// cancelled again.
+#[test]
+fn cancel_finds_requests_of_any_priority() {
+    let (mesh, scen) = den520d();
+    let filter = QueryFilter::default();
+    let mut scheduler = PathScheduler::new(16);
+    let ids: Vec<RequestId> = (0..8u8)
+        .map(|k| {
+            let s = &scen[100 + usize::from(k) * 50];
+            let (a, b) = (s.start_point(), s.goal_point());
+            scheduler.submit(&mesh, a, b, &filter, k * 30).unwrap().0
+        })
+        .collect();
+    for &id in ids.iter().step_by(2) {
+        assert!(scheduler.cancel(id));
+    }
+    let (answers, _, _) = drain(&mut scheduler, &mesh, 100_000);
+    let answered: Vec<RequestId> = answers.iter().map(|a| a.id).collect();
+    // the others, highest priority first
+    let expected: Vec<RequestId> = ids.iter().skip(1).step_by(2).rev().copied().collect();
+    assert_eq!(answered, expected);
+    for &id in &ids {
+        assert!(!scheduler.cancel(id));
+    }
+}
+
 /// With first paths on, a request far away gets a partial path at once and
 /// the full one later; a near one is answered at once and not queued; bad
 /// ends are refused at once.
