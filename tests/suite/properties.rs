@@ -129,6 +129,71 @@ proptest! {
     }
 }
 
+/// Side of the levels of the group-move property: large enough that most
+/// units start several clusters of 3 regions from the goal.
+const GROUP_SIDE: i64 = 64;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// A group move on random levels with clusters of 3 regions (so most
+    /// units go through the hierarchy and the group's tree of corridors,
+    /// with its loops and seams): every unit gets its own query's outcome,
+    /// a valid path, never longer (1e-4).
+    #[test]
+    fn group_moves_match_their_units_own_queries(
+        obs in prop::collection::vec(
+            (-2..GROUP_SIDE, -2..GROUP_SIDE, 1..8i64, 1..8i64)
+                .prop_map(|(x, y, w, h)| (x, y, x + w, y + h)),
+            20..90,
+        ),
+        goal in (0..GROUP_SIDE, 0..GROUP_SIDE),
+        starts in prop::collection::vec((0..GROUP_SIDE, 0..GROUP_SIDE), 32),
+    ) {
+        let level = Level {
+            walkable: vec![rect(0, 0, GROUP_SIDE, GROUP_SIDE)],
+            obstacles: obs.iter().map(|&(a, b, c, d)| rect(a, b, c, d)).collect(),
+            ..Level::default()
+        };
+        let mut free = vec![true; (GROUP_SIDE * GROUP_SIDE) as usize];
+        for &(x0, y0, x1, y1) in &obs {
+            for y in y0.max(0)..y1.min(GROUP_SIDE) {
+                for x in x0.max(0)..x1.min(GROUP_SIDE) {
+                    free[(y * GROUP_SIDE + x) as usize] = false;
+                }
+            }
+        }
+        let grid = CheckGrid::from_mask(GROUP_SIDE, GROUP_SIDE, free);
+        // small clusters make a hierarchy larger than the byte bound allows
+        let config = BakeConfig {
+            cluster_size: 3,
+            max_hierarchy_ratio: 1000.0,
+            ..BakeConfig::default()
+        };
+        let Ok(mesh) = NavMesh::bake(&level, &config) else {
+            return Ok(());
+        };
+        let centre = |(x, y): (i64, i64)| vec2(x as f32 + 0.5, y as f32 + 0.5);
+        let goal = centre(goal);
+        let starts: Vec<Vec2> = starts.into_iter().map(centre).collect();
+        let filter = QueryFilter::default();
+        let mut q = NavQuery::new();
+        let group = q.find_paths_to(&mesh, &starts, goal, &filter);
+        prop_assert_eq!(group.len(), starts.len());
+        for (&a, got) in starts.iter().zip(&group) {
+            let alone = q.find_path(&mesh, a, goal, &filter);
+            match (got, &alone) {
+                (Ok(path), Ok(own)) => {
+                    check_path(&grid, a, goal, path)?;
+                    prop_assert!(path.length() <= own.length() + 1e-4,
+                        "{} -> {}: group {} vs own {}", a, goal, path.length(), own.length());
+                }
+                (got, alone) => prop_assert_eq!(got.as_ref().err(), alone.as_ref().err()),
+            }
+        }
+    }
+}
+
 #[test]
 fn threads_get_identical_paths() {
     let level =
