@@ -301,102 +301,180 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
     for (r, &c) in h.region_cluster.iter().enumerate() {
         regions_of_cluster[c as usize].push(r as u32);
     }
-    let mut local_region = vec![u32::MAX; h.region_cluster.len()];
-    let mut search = PortalSearch::default();
-    let mut steps: FxHashMap<(u32, u32), u32> = FxHashMap::default();
-    let (mut best, mut path, mut crossings) = (Vec::new(), Vec::new(), Vec::new());
+    // clusters are independent: the same tables on any number of threads,
+    // appended in cluster order
+    let regions = h.region_cluster.len();
+    let shared: &HierarchyData = h;
+    let one = |s: &mut LegScratch, c: usize| {
+        cluster_legs(
+            t,
+            shared,
+            (c as u32, &regions_of_cluster[c]),
+            wide_portal,
+            s,
+        )
+    };
+    #[cfg(feature = "parallel")]
+    let tables: Vec<ClusterLegs> = {
+        use rayon::prelude::*;
+        (0..clusters)
+            .into_par_iter()
+            .map_init(|| LegScratch::new(regions), one)
+            .collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let tables: Vec<ClusterLegs> = {
+        let mut s = LegScratch::new(regions);
+        (0..clusters).map(|c| one(&mut s, c)).collect()
+    };
     h.point_start.push(0);
-    for (c, regions) in regions_of_cluster.iter().enumerate() {
-        let c = c as u32;
-        let first_step = h.leg_steps.len();
-        h.step_start.push(first_step as u32);
-        for (i, &r) in regions.iter().enumerate() {
-            local_region[r as usize] = i as u32;
-        }
-        // points: each portal touching the cluster once (from the cluster's
-        // side), then designer points; per region, the points touching it
-        let mut points: Vec<LegPoint> = Vec::new();
-        let mut touching: Vec<Vec<u32>> = vec![Vec::new(); regions.len()];
-        for &r in regions {
-            for &p in t.portals_of(r) {
-                let [a, b] = t.portal_regions[p as usize];
-                let other = if a == r { b } else { a };
-                let interior = h.region_cluster[other as usize] == c;
-                if interior && other < r {
-                    continue; // added from the other side already
-                }
-                for at in portal_samples(t.portal_ends[p as usize], wide_portal) {
-                    let i = points.len() as u32;
-                    points.push(LegPoint {
-                        at,
-                        portal: Some(p),
-                        region: r,
-                    });
-                    touching[local_region[r as usize] as usize].push(i);
-                    if interior {
-                        touching[local_region[other as usize] as usize].push(i);
-                    }
-                }
-            }
-        }
-        for &n in h.nodes_of(c) {
-            let node = &h.nodes[n as usize];
-            if let NavPointKind::Designer { .. } = node.kind {
-                let i = points.len() as u32;
-                points.push(LegPoint {
-                    at: node.at,
-                    portal: None,
-                    region: node.regions[0],
-                });
-                touching[local_region[node.regions[0] as usize] as usize].push(i);
-            }
-        }
-        let nodes = h.nodes_of(c).to_vec();
-        let base = h.leg_cost.len();
-        h.leg_start.push(base as u32);
-        h.leg_cost
-            .resize(base + points.len() * nodes.len(), f32::INFINITY);
-        h.leg_route
-            .resize(base + points.len() * nodes.len(), NO_STEP);
-        for (k, &n) in nodes.iter().enumerate() {
-            let node = &h.nodes[n as usize];
-            let from = node.regions[usize::from(node.clusters[0] != c)];
-            search.explore(t, (node.at, from), (&h.region_cluster, c), EXPLORE_BUDGET);
-            // each point's cost: the least over the states of the regions it touches
-            best.clear();
-            best.resize(points.len(), (f32::INFINITY, u32::MAX));
-            search.for_each_state(t, from, |state, region, cost_to| {
-                for &i in &touching[local_region[region as usize] as usize] {
-                    let cost = cost_to(points[i as usize].at);
-                    if cost < best[i as usize].0 {
-                        best[i as usize] = (cost, state);
-                    }
-                }
-            });
-            // the routes, as one tree of crossings from this nav node
-            steps.clear();
-            for (i, &(cost, state)) in best.iter().enumerate() {
-                if !cost.is_finite() {
-                    continue;
-                }
-                search.crossings(state, &mut path, &mut crossings);
-                let mut step = NO_STEP;
-                for &x in &crossings {
-                    // numbered from 1 within the cluster (0 is NO_STEP)
-                    step = *steps.entry((step, x)).or_insert_with(|| {
-                        h.leg_steps.push([step, x]);
-                        (h.leg_steps.len() - first_step) as u32
-                    });
-                }
-                let at = base + i * nodes.len() + k;
-                h.leg_cost[at] = cost;
-                h.leg_route[at] = step;
-            }
-        }
-        h.points.extend_from_slice(&points);
+    for legs in tables {
+        h.step_start.push(h.leg_steps.len() as u32);
+        h.leg_start.push(h.leg_cost.len() as u32);
+        h.leg_cost.extend_from_slice(&legs.cost);
+        h.leg_route.extend_from_slice(&legs.route);
+        h.leg_steps.extend_from_slice(&legs.steps);
+        h.points.extend_from_slice(&legs.points);
         h.point_start.push(h.points.len() as u32);
     }
     h.step_start.push(h.leg_steps.len() as u32);
+}
+
+/// One cluster's part of the leg tables (see [`build_leg_tables`]): its leg
+/// points, per (point, nav node) the cost and the route's last step, and
+/// the steps (numbered from 1 within the cluster).
+struct ClusterLegs {
+    points: Vec<LegPoint>,
+    cost: Vec<f32>,
+    route: Vec<u32>,
+    steps: Vec<[u32; 2]>,
+}
+
+/// Scratch space of [`cluster_legs`], one per thread.
+struct LegScratch {
+    search: PortalSearch,
+    /// Per dense region: its place in the cluster being built.
+    local_region: Vec<u32>,
+    steps: FxHashMap<(u32, u32), u32>,
+    best: Vec<(f32, u32)>,
+    path: Vec<u32>,
+    crossings: Vec<u32>,
+}
+
+impl LegScratch {
+    fn new(regions: usize) -> LegScratch {
+        LegScratch {
+            search: PortalSearch::default(),
+            local_region: vec![u32::MAX; regions],
+            steps: FxHashMap::default(),
+            best: Vec::new(),
+            path: Vec::new(),
+            crossings: Vec::new(),
+        }
+    }
+}
+
+/// The leg tables of cluster `c` (whose regions are `regions`).
+fn cluster_legs(
+    t: &Tables,
+    h: &HierarchyData,
+    (c, regions): (u32, &[u32]),
+    wide_portal: f32,
+    s: &mut LegScratch,
+) -> ClusterLegs {
+    let LegScratch {
+        search,
+        local_region,
+        steps,
+        best,
+        path,
+        crossings,
+    } = s;
+    for (i, &r) in regions.iter().enumerate() {
+        local_region[r as usize] = i as u32;
+    }
+    // points: each portal touching the cluster once (from the cluster's
+    // side), then designer points; per region, the points touching it
+    let mut points: Vec<LegPoint> = Vec::new();
+    let mut touching: Vec<Vec<u32>> = vec![Vec::new(); regions.len()];
+    for &r in regions {
+        for &p in t.portals_of(r) {
+            let [a, b] = t.portal_regions[p as usize];
+            let other = if a == r { b } else { a };
+            let interior = h.region_cluster[other as usize] == c;
+            if interior && other < r {
+                continue; // added from the other side already
+            }
+            for at in portal_samples(t.portal_ends[p as usize], wide_portal) {
+                let i = points.len() as u32;
+                points.push(LegPoint {
+                    at,
+                    portal: Some(p),
+                    region: r,
+                });
+                touching[local_region[r as usize] as usize].push(i);
+                if interior {
+                    touching[local_region[other as usize] as usize].push(i);
+                }
+            }
+        }
+    }
+    for &n in h.nodes_of(c) {
+        let node = &h.nodes[n as usize];
+        if let NavPointKind::Designer { .. } = node.kind {
+            let i = points.len() as u32;
+            points.push(LegPoint {
+                at: node.at,
+                portal: None,
+                region: node.regions[0],
+            });
+            touching[local_region[node.regions[0] as usize] as usize].push(i);
+        }
+    }
+    let nodes = h.nodes_of(c);
+    let mut legs = ClusterLegs {
+        cost: vec![f32::INFINITY; points.len() * nodes.len()],
+        route: vec![NO_STEP; points.len() * nodes.len()],
+        steps: Vec::new(),
+        points: Vec::new(),
+    };
+    for (k, &n) in nodes.iter().enumerate() {
+        let node = &h.nodes[n as usize];
+        let from = node.regions[usize::from(node.clusters[0] != c)];
+        search.explore(t, (node.at, from), (&h.region_cluster, c), EXPLORE_BUDGET);
+        // each point's cost: the least over the states of the regions it touches
+        best.clear();
+        best.resize(points.len(), (f32::INFINITY, u32::MAX));
+        search.for_each_state(t, from, |state, region, cost_to| {
+            for &i in &touching[local_region[region as usize] as usize] {
+                let cost = cost_to(points[i as usize].at);
+                if cost < best[i as usize].0 {
+                    best[i as usize] = (cost, state);
+                }
+            }
+        });
+        // the routes, as one tree of crossings from this nav node
+        steps.clear();
+        for (i, &(cost, state)) in best.iter().enumerate() {
+            if !cost.is_finite() {
+                continue;
+            }
+            search.crossings(state, path, crossings);
+            let mut step = NO_STEP;
+            for &x in crossings.iter() {
+                // numbered from 1 within the cluster (0 is NO_STEP)
+                step = *steps.entry((step, x)).or_insert_with(|| {
+                    legs.steps.push([step, x]);
+                    legs.steps.len() as u32
+                });
+            }
+            let at = i * nodes.len() + k;
+            legs.cost[at] = cost;
+            legs.route[at] = step;
+        }
+    }
+    legs.points = points;
+    legs
 }
 
 fn push_designer_corridor(
