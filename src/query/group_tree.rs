@@ -14,6 +14,7 @@
 
 use glam::Vec2;
 
+use super::hierarchical::REFINED_ROUTE_CLUSTERS;
 use super::{Path, PathStatus, SearchLevel};
 use crate::geometry::{Corners, Deque};
 use crate::mesh::hierarchy::{HierarchyData, NavPointKind};
@@ -22,10 +23,10 @@ use crate::mesh::{reversed_crossings, NavMesh};
 const NONE: u32 = u32::MAX;
 
 /// Clusters a corridor passes through that the tree counts exactly; more
-/// count as one more. A unit whose corridor passes through at most
-/// `COUNTED_CLUSTERS` clusters is refined by the query's own rule
-/// (`hierarchical.rs`), which the tree does not do.
-const COUNTED_CLUSTERS: usize = 3;
+/// count as one more. A unit whose corridor passes through at most this
+/// many clusters is refined by the query's own rule (`NavQuery::refine`),
+/// which the tree does not do, so it is the query's own constant.
+const COUNTED_CLUSTERS: usize = REFINED_ROUTE_CLUSTERS as usize;
 
 /// One region of a corridor walked back from the goal.
 #[derive(Debug, Clone, Copy)]

@@ -365,7 +365,7 @@ impl NavQuery {
 /// through the hierarchy passes (the start's cluster, one between, the
 /// goal's), and the shortest routes are where a nav node's place costs the
 /// most relative to the path.
-const REFINED_ROUTE_CLUSTERS: u32 = 3;
+pub(super) const REFINED_ROUTE_CLUSTERS: u32 = 3;
 
 /// Expansions per region of the refined clusters (each holds at most twice
 /// `cluster_size` regions) that the refinement may make: a cap on its
