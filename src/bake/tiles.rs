@@ -361,6 +361,18 @@ pub struct TileCache {
     areas: Vec<AreaKind>,
     mesh: NavMesh,
     generation: u64,
+    /// The whole mesh's polygons and points as the last rebuild assembled
+    /// them, kept so the next rebuild reuses their storage.
+    scratch: MeshScratch,
+}
+
+/// Storage [`build_mesh`] reuses from one edit to the next.
+#[derive(Debug, Clone, Default)]
+struct MeshScratch {
+    polygons: Vec<MergedPolygon>,
+    points: Vec<DVec2>,
+    ids: FxHashMap<(u64, u64), u32>,
+    local: Vec<u32>,
 }
 
 impl TileCache {
@@ -456,7 +468,8 @@ impl TileCache {
             .iter()
             .map(|t| bake_tile(grid, t, &[]))
             .collect::<Result<Vec<_>, _>>()?;
-        let mesh = build_mesh(level, config, &tiling, &tiles, areas.clone())?;
+        let mut scratch = MeshScratch::default();
+        let mesh = build_mesh(level, config, &tiling, &tiles, areas.clone(), &mut scratch)?;
         Ok(TileCache {
             level: level.clone(),
             config: config.clone(),
@@ -469,6 +482,7 @@ impl TileCache {
             areas,
             mesh,
             generation: 0,
+            scratch,
         })
     }
 
@@ -635,6 +649,7 @@ impl TileCache {
             &self.tiling,
             &self.tiles,
             self.areas.clone(),
+            &mut self.scratch,
         ) {
             Ok(mesh) => mesh,
             Err(e) => {
@@ -674,48 +689,58 @@ fn build_mesh(
     tiling: &Tiling,
     tiles: &[TileMesh],
     areas: Vec<AreaKind>,
+    scratch: &mut MeshScratch,
 ) -> Result<NavMesh, BakeError> {
     let started = std::time::Instant::now();
     let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
     // only a point on a border between tiles can be another tile's too (a
     // tile's own points are distinct): the others need no look-up
     let shared = |p: DVec2| tiling.on_border(0, p.x) || tiling.on_border(1, p.y);
-    let mut ids: FxHashMap<(u64, u64), u32> = FxHashMap::default();
-    let mut points: Vec<DVec2> = Vec::with_capacity(tiles.iter().map(|t| t.points.len()).sum());
-    let mut polygons: Vec<MergedPolygon> =
-        Vec::with_capacity(tiles.iter().map(|t| t.polygons.len()).sum());
-    let mut local = Vec::new();
+    let MeshScratch {
+        polygons,
+        points,
+        ids,
+        local,
+    } = scratch;
+    ids.clear();
+    points.clear();
+    let mut used = 0;
     for tile in tiles {
         local.clear();
         local.resize(tile.points.len(), u32::MAX);
         for poly in &tile.polygons {
-            let vertices = poly
-                .vertices
-                .iter()
-                .map(|&v| {
-                    if local[v as usize] == u32::MAX {
-                        let p = tile.points[v as usize];
-                        local[v as usize] = if shared(p) {
-                            *ids.entry(key(p)).or_insert_with(|| {
-                                points.push(p);
-                                points.len() as u32 - 1
-                            })
-                        } else {
+            // each polygon's vertex list is the last rebuild's, refilled
+            if used == polygons.len() {
+                polygons.push(MergedPolygon {
+                    vertices: Vec::new(),
+                    area: 0,
+                });
+            }
+            let out = &mut polygons[used];
+            used += 1;
+            out.area = poly.area;
+            out.vertices.clear();
+            out.vertices.extend(poly.vertices.iter().map(|&v| {
+                if local[v as usize] == u32::MAX {
+                    let p = tile.points[v as usize];
+                    local[v as usize] = if shared(p) {
+                        *ids.entry(key(p)).or_insert_with(|| {
                             points.push(p);
                             points.len() as u32 - 1
-                        };
-                    }
-                    local[v as usize]
-                })
-                .collect();
-            polygons.push(MergedPolygon {
-                vertices,
-                area: poly.area,
-            });
+                        })
+                    } else {
+                        points.push(p);
+                        points.len() as u32 - 1
+                    };
+                }
+                local[v as usize]
+            }));
         }
     }
-    split_border_edges(tiling, &points, &mut polygons);
-    let mut data = assemble(&points, &polygons, areas);
+    polygons.truncate(used);
+    let (points, polygons) = (&*points, &mut polygons[..]);
+    split_border_edges(tiling, points, polygons);
+    let mut data = assemble(points, polygons, areas);
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
     data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();
