@@ -265,18 +265,22 @@ fn finish(
     data.nav_points = level.nav_points.clone();
     let mut mesh = NavMesh::from_data(data);
     if config.corridors {
-        // the bytes the hierarchy may take: a multiple of the rest of the file
-        let rest = postcard::to_allocvec(&mesh.data).map_or(0, |b| b.len());
-        let most = f64::from(config.max_hierarchy_ratio) * rest as f64;
         let h = hierarchy::build(
             &mesh,
             &level.nav_points,
             config.cluster_size,
             config.wide_portal,
         );
-        // a level with nav points asked for their cached corridors: it keeps them
+        // a level with nav points asked for their cached corridors: it keeps
+        // them; any other keeps a hierarchy within a multiple of the bytes of
+        // the rest of the file (serialised only when there is one to weigh)
         let asked = !level.nav_points.is_empty();
-        mesh.set_hierarchy(h.filter(|h| asked || h.stats.bytes as f64 <= most));
+        let within = |h: &crate::mesh::hierarchy::HierarchyData| {
+            let rest = postcard::to_allocvec(&mesh.data).map_or(0, |b| b.len());
+            h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest as f64
+        };
+        let h = h.filter(|h| asked || within(h));
+        mesh.set_hierarchy(h);
     }
     mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(mesh)

@@ -116,7 +116,8 @@ pub fn pull_corners_while(
     }
 }
 
-fn push_point(out: &mut Vec<Vec2>, p: Vec2) {
+/// Appends `p` unless it repeats the last point.
+pub(crate) fn push_point(out: &mut Vec<Vec2>, p: Vec2) {
     if out.last() != Some(&p) {
         out.push(p);
     }

@@ -8,7 +8,7 @@ mod sweep;
 #[cfg(test)]
 pub(crate) use funnel::testing;
 pub use funnel::{pull, pull_corners, pull_corners_while};
-pub(crate) use funnel::{Corners, Deque};
+pub(crate) use funnel::{push_point, Corners, Deque};
 
 use glam::{DVec2, Vec2};
 

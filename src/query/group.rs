@@ -125,10 +125,10 @@ impl NavQuery {
             self.group_dist.clear();
             self.group_dist.extend((0..h.nodes.len() as u32).map(|n| {
                 let mut best = (f32::INFINITY, u32::MAX);
-                for l in &self.group_legs {
+                for (k, l) in self.group_legs.iter().enumerate() {
                     let d = h.l2_distance(n, l.node) + l.cost;
                     if d < best.0 {
-                        best = (d, l.node);
+                        best = (d, k as u32);
                     }
                 }
                 best
@@ -239,18 +239,15 @@ impl NavQuery {
         path: &mut Path,
     ) -> bool {
         let (group, ht, start_node) = (&self.group, &mesh.hier, h.nodes.len() as u32);
-        let exit = if g.tabled {
-            self.group_dist[first as usize].1
-        } else {
-            u32::MAX
-        };
-        let slot = if g.tabled {
-            match self.group_legs.iter().position(|l| l.node == exit) {
-                Some(slot) => slot,
+        // the exit slot is the goal leg the route ends on (one slot when searched)
+        let (slot, exit) = if g.tabled {
+            let k = self.group_dist[first as usize].1 as usize;
+            match self.group_legs.get(k) {
+                Some(leg) => (k, leg.node),
                 None => return false,
             }
         } else {
-            0
+            (0, u32::MAX)
         };
         let next = |v: u32| {
             if g.tabled {
@@ -326,7 +323,10 @@ impl NavQuery {
     /// corridor its node was reached by.
     fn group_route(&mut self, mesh: &NavMesh, h: &HierarchyData, first: u32, tabled: bool) -> bool {
         if tabled {
-            let exit = self.group_dist[first as usize].1;
+            let leg = self.group_dist[first as usize].1 as usize;
+            let Some(exit) = self.group_legs.get(leg).map(|l| l.node) else {
+                return false;
+            };
             if !h.tabled_route(&mesh.hier, first, exit, &mut self.l2_route) {
                 return false;
             }

@@ -14,10 +14,11 @@
 
 use glam::Vec2;
 
+use super::hierarchical::crossing_at;
 use super::hierarchical::REFINED_ROUTE_CLUSTERS;
 use super::{Path, PathStatus, SearchLevel};
-use crate::geometry::{Corners, Deque};
-use crate::mesh::hierarchy::{HierarchyData, NavPointKind};
+use crate::geometry::{push_point, Corners, Deque};
+use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::{reversed_crossings, NavMesh};
 
 const NONE: u32 = u32::MAX;
@@ -175,9 +176,8 @@ impl GoalTree {
             }
             cluster_count = (cluster_count + 1).min(COUNTED_CLUSTERS as u8 + 1);
         }
-        let p = &self.steps[at as usize];
-        let pj = &self.steps[p.jump as usize];
-        let jump = if p.depth - pj.depth == pj.depth - self.steps[pj.jump as usize].depth {
+        let pj = &self.steps[here.jump as usize];
+        let jump = if depth - pj.depth == pj.depth - self.steps[pj.jump as usize].depth {
             pj.jump
         } else {
             at
@@ -204,16 +204,15 @@ impl GoalTree {
         id
     }
 
-    /// Walks backwards the crossings `forward` (made towards the goal) from
-    /// step `at`.
-    fn walk_back(
+    /// Walks `crossings` (as walked from the goal's side) from step `at`.
+    fn walk(
         &mut self,
         mesh: &NavMesh,
         h: &HierarchyData,
         mut at: u32,
-        forward: &[u32],
+        crossings: impl IntoIterator<Item = u32>,
     ) -> u32 {
-        for c in reversed_crossings(forward) {
+        for c in crossings {
             at = self.extend(mesh, h, at, c);
         }
         at
@@ -234,12 +233,9 @@ impl GoalTree {
         if here == region {
             return Some(at);
         }
-        let NavPointKind::Boundary { portal } = h.nodes[node as usize].kind else {
-            return None;
-        };
         // the crossing walked forwards, out of `region` into `here`
-        let (crossing, into) = mesh.tables.crossing_out_of(portal, region)?;
-        (into == here).then(|| self.extend(mesh, h, at, crossing ^ 1))
+        let crossing = crossing_at(mesh, h, node, region, here)?;
+        Some(self.extend(mesh, h, at, crossing ^ 1))
     }
 
     /// The step where the route of nav node `node` to the goal starts (in
@@ -270,10 +266,7 @@ impl GoalTree {
                     let mut leg = std::mem::take(&mut self.leg);
                     leg.clear();
                     let end = goal_leg(v, &mut leg);
-                    let mut at = 0;
-                    for &c in &leg {
-                        at = self.extend(mesh, h, at, c);
-                    }
+                    let at = self.walk(mesh, h, 0, leg.iter().copied());
                     self.leg = leg;
                     match end {
                         Some(end) if self.steps[at as usize].region == end => {
@@ -292,25 +285,23 @@ impl GoalTree {
             // back along the route, each corridor from the node after it
             for &(u, corridor) in route.iter().rev() {
                 let e = h.corridors.get(corridor as usize)?;
-                let w = if e.ends[0] == u { e.ends[1] } else { e.ends[0] };
-                let (entry, exit) = if e.ends[0] == u {
-                    (e.regions[0], e.regions[1])
+                // stored from `u` to `w`, or the other way round
+                let from_u = e.ends[0] == u;
+                let (w, entry, exit) = if from_u {
+                    (e.ends[1], e.regions[0], e.regions[1])
                 } else {
-                    (e.regions[1], e.regions[0])
+                    (e.ends[0], e.regions[1], e.regions[0])
                 };
-                let Some(mut at) = self.bridge_back(mesh, h, self.memo[base + w as usize], w, exit)
+                let Some(at) = self.bridge_back(mesh, h, self.memo[base + w as usize], w, exit)
                 else {
                     break 'walk None;
                 };
                 let x = h.crossings_of(e);
-                if e.ends[0] == u {
-                    at = self.walk_back(mesh, h, at, x);
+                let at = if from_u {
+                    self.walk(mesh, h, at, reversed_crossings(x))
                 } else {
-                    // stored from `w`: walked back from `w`, as stored
-                    for &c in x {
-                        at = self.extend(mesh, h, at, c);
-                    }
-                }
+                    self.walk(mesh, h, at, x.iter().copied())
+                };
                 if self.steps[at as usize].region != entry {
                     break 'walk None;
                 }
@@ -341,7 +332,7 @@ impl GoalTree {
         let Some(at) = self.bridge_back(mesh, h, at, first, leg_end) else {
             return false;
         };
-        let end = self.walk_back(mesh, h, at, leg);
+        let end = self.walk(mesh, h, at, reversed_crossings(leg));
         let step = self.steps[end as usize];
         if step.region != start_region || usize::from(step.cluster_count) <= COUNTED_CLUSTERS {
             return false;
@@ -355,21 +346,16 @@ impl GoalTree {
         path.waypoints
             .reserve_exact(self.corners_out.len() + corners as usize + 2);
         path.waypoints.push(start);
-        let mut push = |p: Vec2| {
-            if path.waypoints.last() != Some(&p) {
-                path.waypoints.push(p);
-            }
-        };
         for &p in self.corners_out.iter().rev() {
-            push(p);
+            push_point(&mut path.waypoints, p);
         }
         let mut a = step.apex;
         while a != NONE {
             let (p, next, _) = self.apexes[a as usize];
-            push(p);
+            push_point(&mut path.waypoints, p);
             a = next;
         }
-        push(self.goal);
+        push_point(&mut path.waypoints, self.goal);
         path.corridor.clear();
         path.corridor.reserve_exact(step.depth as usize + 1);
         let mut s = end;

@@ -590,17 +590,29 @@ fn bridge(
     if *region == entry {
         return true;
     }
-    let NavPointKind::Boundary { portal } = h.nodes[node as usize].kind else {
+    let Some(crossing) = crossing_at(mesh, h, node, *region, entry) else {
         return false;
     };
-    match mesh.tables.crossing_out_of(portal, *region) {
-        Some((crossing, into)) if into == entry => {
-            out.push(crossing);
-            *region = entry;
-            true
-        }
-        _ => false,
-    }
+    out.push(crossing);
+    *region = entry;
+    true
+}
+
+/// The crossing of nav node `node`'s portal out of dense region `from`
+/// into `into`; `None` for a designer node or a portal between other
+/// regions.
+pub(super) fn crossing_at(
+    mesh: &NavMesh,
+    h: &HierarchyData,
+    node: u32,
+    from: u32,
+    into: u32,
+) -> Option<u32> {
+    let NavPointKind::Boundary { portal } = h.nodes[node as usize].kind else {
+        return None;
+    };
+    let (crossing, entered) = mesh.tables.crossing_out_of(portal, from)?;
+    (entered == into).then_some(crossing)
 }
 
 #[cfg(test)]

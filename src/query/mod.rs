@@ -183,7 +183,8 @@ pub struct NavQuery {
     /// The group move's corridors, grown from its goal.
     group_tree: group_tree::GoalTree,
     /// On a tabled hierarchy, instead of `group`: per nav node, its tabled
-    /// distance to the goal (through the best goal leg) and that leg's node.
+    /// distance to the goal (through the best goal leg) and that leg's place
+    /// in `group_legs`.
     group_dist: Vec<(f32, u32)>,
     /// Expansions the last group search made.
     group_work: u32,
