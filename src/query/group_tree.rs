@@ -19,7 +19,7 @@ use super::hierarchical::REFINED_ROUTE_CLUSTERS;
 use super::{Path, PathStatus, SearchLevel};
 use crate::geometry::{push_point, Corners, Deque};
 use crate::mesh::hierarchy::HierarchyData;
-use crate::mesh::{reversed_crossings, NavMesh};
+use crate::mesh::{reversed_crossings, NavMesh, RegionId};
 
 const NONE: u32 = u32::MAX;
 
@@ -53,6 +53,9 @@ struct Step {
     /// there are (at most `COUNTED_CLUSTERS + 1`).
     clusters: [u32; COUNTED_CLUSTERS],
     cluster_count: u8,
+    /// Where the corridor from here to the goal (`depth + 1` regions) is
+    /// written out in `GoalTree::chains`, `NONE` until a unit needs it.
+    chain: u32,
 }
 
 /// The tree of a group move's corridors, from its goal (see the module).
@@ -75,6 +78,11 @@ pub(super) struct GoalTree {
     route: Vec<(u32, u32)>,
     leg: Vec<u32>,
     corners_out: Vec<Vec2>,
+    /// Corridors from steps to the goal, written out once per step where
+    /// units join the tree ([`GoalTree::write_chain`]), so a unit's path copies
+    /// the shared part instead of walking it step by step.
+    chains: Vec<RegionId>,
+    chain_regions: Vec<RegionId>,
 }
 
 impl GoalTree {
@@ -88,6 +96,7 @@ impl GoalTree {
         slots: usize,
     ) {
         self.steps.clear();
+        self.chains.clear();
         self.corners.clear();
         self.apexes.clear();
         self.goal = goal.0;
@@ -117,6 +126,7 @@ impl GoalTree {
             next_sibling: NONE,
             clusters: [cluster; COUNTED_CLUSTERS],
             cluster_count: 1,
+            chain: NONE,
         });
         self.region_head[goal.1 as usize] = (self.stamp, 0);
     }
@@ -132,6 +142,42 @@ impl GoalTree {
             };
         }
         x
+    }
+
+    /// The regions from step `s` to the goal, written out in `self.chains`
+    /// (once per step): the steps up to the nearest ancestor already
+    /// written out, then that ancestor's regions copied.
+    fn write_chain(&mut self, mesh: &NavMesh, s: u32) {
+        let above = self.regions_up_to_chain(mesh, s);
+        let start = self.chains.len();
+        self.chains.extend_from_slice(&self.chain_regions);
+        if let Some(above) = above {
+            self.chains.extend_from_within(above);
+        }
+        self.steps[s as usize].chain = start as u32;
+    }
+
+    /// Writes into `self.chain_regions` the regions of the steps from `s`
+    /// up to, not including, the nearest one whose corridor is written out;
+    /// that one's place in `self.chains` (`None` when the walk reached past
+    /// the goal).
+    fn regions_up_to_chain(
+        &mut self,
+        mesh: &NavMesh,
+        mut s: u32,
+    ) -> Option<std::ops::Range<usize>> {
+        self.chain_regions.clear();
+        while s != NONE {
+            let step = &self.steps[s as usize];
+            if step.chain != NONE {
+                let at = step.chain as usize;
+                return Some(at..at + step.depth as usize + 1);
+            }
+            self.chain_regions
+                .push(mesh.tables.region_keys[step.region as usize]);
+            s = step.parent;
+        }
+        None
     }
 
     /// The step after walking `crossing` (from the goal's side) from step
@@ -197,6 +243,7 @@ impl GoalTree {
             next_sibling: here.first_child,
             clusters,
             cluster_count,
+            chain: NONE,
         });
         // the new step heads its parent's children and its region's steps
         self.steps[at as usize].first_child = id;
@@ -356,14 +403,15 @@ impl GoalTree {
             a = next;
         }
         push_point(&mut path.waypoints, self.goal);
+        if self.steps[at as usize].chain == NONE {
+            self.write_chain(mesh, at);
+        }
+        let above = self.regions_up_to_chain(mesh, end);
         path.corridor.clear();
         path.corridor.reserve_exact(step.depth as usize + 1);
-        let mut s = end;
-        while s != NONE {
-            let step = &self.steps[s as usize];
-            path.corridor
-                .push(mesh.tables.region_keys[step.region as usize]);
-            s = step.parent;
+        path.corridor.extend_from_slice(&self.chain_regions);
+        if let Some(above) = above {
+            path.corridor.extend_from_slice(&self.chains[above]);
         }
         path.finish(PathStatus::Complete);
         path.level = SearchLevel::NavPoints;
