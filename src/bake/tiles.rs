@@ -30,7 +30,7 @@ use super::{assemble, finish, triangulate, BakeConfig};
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
-use crate::mesh::{AreaKind, NavMesh};
+use crate::mesh::{AreaKind, NavMesh, Succession};
 
 slotmap::new_key_type! {
     /// A runtime obstacle of a [`TileCache`]; stale after
@@ -643,7 +643,7 @@ impl TileCache {
             .zip(rebaked)
             .map(|(&t, new)| std::mem::replace(&mut self.tiles[t], new))
             .collect();
-        let mesh = match build_mesh(
+        let mut mesh = match build_mesh(
             &self.level,
             &self.config,
             &self.tiling,
@@ -659,6 +659,7 @@ impl TileCache {
                 return Err(e.into());
             }
         };
+        mesh.succession = Some(succession(&self.mesh, &mesh, &self.tiles, (&dirty, &old)));
         self.mesh = mesh;
         self.generation += 1;
         for id in removed {
@@ -677,6 +678,51 @@ impl TileCache {
             ids[index] = Some(id);
         }
         Ok(ids)
+    }
+}
+
+/// Which regions of `before` an edit kept in `after` ([`Succession`]).
+/// Regions are laid out tile by tile, each tile's polygons in order, so a
+/// tile that was not re-baked (not in `dirty`, whose old tiles are `old`)
+/// holds as many regions in both meshes, in the same order. Each of those
+/// is kept if its polygon, area and cost are the same: one next to a
+/// re-baked tile may have had a border edge split differently. Where the
+/// counts do not add up, no region is kept (never a wrong match).
+fn succession(
+    before: &NavMesh,
+    after: &NavMesh,
+    tiles: &[TileMesh],
+    (dirty, old): (&[usize], &[TileMesh]),
+) -> Succession {
+    let (b, a) = (&before.tables, &after.tables);
+    let (before_n, after_n) = (b.region_keys.len(), a.region_keys.len());
+    let mut regions = Vec::with_capacity(before_n);
+    let mut rebaked = dirty.iter().zip(old).peekable();
+    let mut at = 0;
+    for (t, tile) in tiles.iter().enumerate() {
+        let now = tile.polygons.len();
+        if let Some((_, was)) = rebaked.next_if(|(&d, _)| d == t) {
+            regions.resize(regions.len() + was.polygons.len(), u32::MAX);
+        } else {
+            for k in at..at + now {
+                let r = regions.len();
+                let same = r < before_n
+                    && k < after_n
+                    && b.polygon(r as u32) == a.polygon(k as u32)
+                    && b.region_area[r] == a.region_area[k]
+                    && b.region_cost[r] == a.region_cost[k];
+                regions.push(if same { k as u32 } else { u32::MAX });
+            }
+        }
+        at += now;
+    }
+    if regions.len() != before_n || at != after_n {
+        regions.clear();
+        regions.resize(before_n, u32::MAX);
+    }
+    Succession {
+        from: before.serial,
+        regions,
     }
 }
 

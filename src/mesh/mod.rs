@@ -247,6 +247,22 @@ pub struct NavMesh {
     /// holds region indices of was replaced, e.g. by a runtime edit. Not
     /// saved, so it does not affect the baked bytes.
     pub(crate) serial: u64,
+    /// Set on a mesh that replaced another through a runtime edit: which of
+    /// the older mesh's regions this one kept unchanged, so a follower can
+    /// keep its corridor without walking its path again.
+    pub(crate) succession: Option<Succession>,
+}
+
+/// How a mesh took over from the one an edit replaced
+/// ([`crate::TileCache::apply`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Succession {
+    /// [`NavMesh::serial`] of the mesh before the edit.
+    pub from: u64,
+    /// Per dense region of the mesh before: the dense index of the same
+    /// region here (the same polygon, area and cost, so the same portal to
+    /// any other region kept), or `u32::MAX` where the edit changed it.
+    pub regions: Vec<u32>,
 }
 
 /// The next [`NavMesh::serial`].
@@ -268,6 +284,7 @@ impl NavMesh {
             locator,
             hier: hierarchy::HierarchyTables::default(),
             serial: 0,
+            succession: None,
         };
         mesh.set_hierarchy(hierarchy);
         mesh

@@ -779,9 +779,21 @@ impl PathFollower {
         }
     }
 
-    /// The mesh was replaced: walks the rest of the path on the new one and
-    /// keeps it if the walk is clear, else replans.
+    /// The mesh was replaced: keeps the corridor when the new mesh took
+    /// over from this follower's and kept every region of it (a runtime edit
+    /// elsewhere; only the indices change), else walks the rest of the path
+    /// on the new mesh and keeps it if the walk is clear, else replans.
     fn rebind(&mut self, mesh: &NavMesh, query: &mut NavQuery) -> Result<FollowEvent, QueryError> {
+        if let Some(kept) = mesh.succession.as_ref().filter(|s| s.from == self.serial) {
+            let now = |r: u32| kept.regions.get(r as usize).copied().unwrap_or(u32::MAX);
+            if self.regions.iter().all(|&r| now(r) != u32::MAX) {
+                for r in &mut self.regions {
+                    *r = now(*r);
+                }
+                self.serial = mesh.serial;
+                return Ok(FollowEvent::Rebound);
+            }
+        }
         let mut points = std::mem::take(&mut self.scratch_points);
         self.remaining_path(&mut points);
         let kept = (|| {

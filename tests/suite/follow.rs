@@ -244,6 +244,77 @@ fn a_follower_replans_only_when_an_edit_blocks_its_path() {
 /// A unit shoved sideways off its corridor is joined back by a local walk,
 /// not a replan; one carried over the wall is joined by a local search or,
 /// failing that, a replan, and keeps going to the goal.
+/// Many units through a sequence of buildings placed and destroyed: after
+/// each edit every follower's corridor is a chain of neighbouring regions of
+/// the new mesh (whether it kept its corridor's regions under their new
+/// indices or walked its path again), and its remaining path is clear on
+/// the new mesh.
+#[test]
+fn followers_keep_valid_corridors_through_many_edits() {
+    let mut cache = walled_cache();
+    let mut q = NavQuery::new();
+    let filter = QueryFilter::default();
+    let mut units = Vec::new();
+    for k in 0..24 {
+        let (x, y) = ((k * 37 % 90) as f32 + 3.5, (k * 53 % 90) as f32 + 3.5);
+        let (gx, gy) = (96.0 - x, 96.0 - y);
+        let mut unit = PathFollower::new();
+        if unit
+            .plan(cache.mesh(), &mut q, vec2(x, y), vec2(gx, gy), &filter)
+            .is_ok()
+        {
+            units.push(unit);
+        }
+    }
+    assert!(units.len() > 16, "{}", units.len());
+    let mut placed = Vec::new();
+    let mut kept_paths = 0;
+    for e in 0..12 {
+        let (x, y) = ((e * 29 % 80) as f32 + 4.0, (e * 41 % 80) as f32 + 4.0);
+        match cache.add_obstacle(&square(x, y, 4.0)) {
+            Ok(id) => placed.push(id),
+            Err(err) => panic!("{err}"),
+        }
+        if e % 3 == 2 {
+            cache.remove_obstacle(placed.remove(0)).unwrap();
+        }
+        let mesh = cache.mesh();
+        for unit in &mut units {
+            let mut before = Vec::new();
+            unit.remaining_path(&mut before);
+            let Ok(s) = unit.update(mesh, &mut q, unit.position()) else {
+                continue; // walled in by a building: no path is right
+            };
+            let corridor: Vec<_> = unit.corridor(mesh).collect();
+            for w in corridor.windows(2) {
+                let linked = mesh
+                    .region(w[0])
+                    .unwrap()
+                    .edge_portals()
+                    .iter()
+                    .flatten()
+                    .any(|&p| mesh.portal(p).unwrap().regions().contains(&w[1]));
+                assert!(
+                    linked,
+                    "edit {e}: {:?} and {:?} are not neighbours",
+                    w[0], w[1]
+                );
+            }
+            let mut after = Vec::new();
+            unit.remaining_path(&mut after);
+            for w in after.windows(2) {
+                assert_eq!(
+                    q.raycast(mesh, w[0], w[1]).unwrap(),
+                    None,
+                    "edit {e}: {w:?}"
+                );
+            }
+            kept_paths += usize::from(s.event == FollowEvent::Rebound && after == before);
+        }
+    }
+    assert!(kept_paths > units.len() * 6, "{kept_paths}");
+}
+
 #[test]
 fn a_strayed_unit_is_joined_back_locally() {
     let cache = walled_cache();
