@@ -3,10 +3,11 @@
 //! every unit moved by its own follower each tick at a fixed timestep.
 //!
 //! Per tick it runs, in order: the edits of that tick (a `TileCache`; the
-//! oldest building destroyed and a new one placed in one batch), the
-//! request scheduler within its budget, and every unit's follower (a
-//! clamped move towards its steering target, units spread over rayon's
-//! threads). It checks each unit's
+//! oldest building destroyed and a new one placed in one batch), an order
+//! to one army every two seconds (one `PathScheduler::submit_many` for all
+//! its units, their first paths searched on rayon's threads), the request
+//! scheduler within its budget, and every unit's follower (a clamped move
+//! towards its steering target, units spread over rayon's threads). It checks each unit's
 //! position every tick against the map's grid with the buildings stamped
 //! in (independently of the mesh), and prints the per-tick time (median,
 //! p99, max), paths answered, replans and recoveries. With `--svg OUT` it
@@ -177,6 +178,13 @@ fn main() {
         }
     }
 
+    // the island's cells, for placing orders' spots without a scan
+    let mut on_land = vec![false; stamped.width * stamped.height];
+    for &(x, y) in &land {
+        on_land[y as usize * stamped.width + x as usize] = true;
+    }
+    // which unit waits for which request
+    let mut waiting: std::collections::HashMap<RequestId, usize> = Default::default();
     let mut scheduler = PathScheduler::new(units.len() * 2);
     scheduler.set_first_path_budget(FIRST_PATH_BUDGET);
     let mut buildings: std::collections::VecDeque<(ObstacleId, (i64, i64))> = Default::default();
@@ -249,42 +257,65 @@ fn main() {
         if tick % (ORDER_EVERY / 2) == 0 {
             let army = (tick / (ORDER_EVERY / 2)) as usize % 2;
             let target = land[rng.below(land.len())];
-            let mut spots: Vec<(i64, i64)> = land
-                .iter()
-                .copied()
-                .filter(|c| {
-                    (c.0 - target.0).abs() <= 20
-                        && (c.1 - target.1).abs() <= 20
-                        && stamped.free(c.0, c.1)
+            let mut spots: Vec<(i64, i64)> = (target.1 - 20..=target.1 + 20)
+                .flat_map(|y| (target.0 - 20..=target.0 + 20).map(move |x| (x, y)))
+                .filter(|&(x, y)| {
+                    stamped.free(x, y) && on_land[y as usize * stamped.width + x as usize]
                 })
                 .collect();
             spots.sort_by_key(|c| ((c.0 - target.0).pow(2) + (c.1 - target.1).pow(2), c.0, c.1));
-            for (k, u) in units.iter_mut().filter(|u| u.army == army).enumerate() {
+            let ordered: Vec<usize> = (0..units.len())
+                .filter(|&i| units[i].army == army)
+                .collect();
+            for (k, &i) in ordered.iter().enumerate() {
+                let u = &mut units[i];
                 u.goal = centre(spots[k % spots.len()]);
                 if let Some(old) = u.waiting.take() {
                     scheduler.cancel(old);
+                    waiting.remove(&old);
                 }
-                match scheduler.submit(mesh, u.position, u.goal, &filter, 1) {
+            }
+            // one submission for the whole army: first paths in parallel
+            let requests: Vec<_> = ordered
+                .iter()
+                .map(|&i| (units[i].position, units[i].goal))
+                .collect();
+            let mut firsts: Vec<_> = (0..units.len()).map(|_| None).collect();
+            for (&i, submitted) in ordered
+                .iter()
+                .zip(scheduler.submit_many(mesh, &requests, &filter, 1))
+            {
+                match submitted {
                     Ok((id, first)) => {
-                        // walk the first path at once; a complete one is
-                        // the answer, a partial one waits for the rest
-                        let complete = first
+                        // a complete first path is the answer, a partial
+                        // one waits for the rest
+                        if first
                             .as_ref()
-                            .is_some_and(|p| p.status() == PathStatus::Complete);
-                        if let Some(path) = first {
-                            let _ = u.follower.follow(mesh, &path, u.goal, &filter);
+                            .is_none_or(|p| p.status() != PathStatus::Complete)
+                        {
+                            units[i].waiting = Some(id);
+                            waiting.insert(id, i);
                         }
-                        u.waiting = (!complete).then_some(id);
+                        firsts[i] = first;
                     }
                     Err(_) => lost += 1,
                 }
             }
+            // each unit walks its first path at once
+            units
+                .par_iter_mut()
+                .zip(firsts.par_iter())
+                .for_each(|(u, first)| {
+                    if let Some(path) = first {
+                        let _ = u.follower.follow(mesh, path, u.goal, &filter);
+                    }
+                });
             orders += 1;
         }
         // the scheduler's share of the tick
         for answer in scheduler.tick(mesh, TICK_BUDGET) {
             answered += 1;
-            if let Some(u) = units.iter_mut().find(|u| u.waiting == Some(answer.id)) {
+            if let Some(u) = waiting.remove(&answer.id).map(|i| &mut units[i]) {
                 u.waiting = None;
                 match &answer.result {
                     Ok(path) => {

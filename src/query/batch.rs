@@ -156,6 +156,16 @@ impl BatchQuery {
         Some(outcome.as_ref().map(|()| &self.paths[i]))
     }
 
+    /// Takes the answer to request `i` of the last call, leaving an empty
+    /// path in its place.
+    pub(crate) fn take(&mut self, i: usize) -> Result<Path, QueryError> {
+        match self.outcomes.get(i) {
+            Some(Ok(())) => Ok(std::mem::take(&mut self.paths[i])),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(QueryError::NoPath),
+        }
+    }
+
     /// The answers of the last call, in request order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Result<&Path, &QueryError>> + '_ {
         self.outcomes

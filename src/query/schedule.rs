@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use glam::Vec2;
 
 use super::group::GroupGoal;
-use super::{hierarchical, Ends, NavQuery, Path, PathStatus, QueryFilter};
+use super::{hierarchical, BatchQuery, Ends, NavQuery, Path, PathStatus, QueryFilter};
 use crate::error::QueryError;
 use crate::fxmap::FxHashMap;
 use crate::mesh::NavMesh;
@@ -150,6 +150,8 @@ pub struct PathScheduler {
     query: NavQuery,
     /// Answers first paths at submission.
     quick: NavQuery,
+    /// Answers them for [`PathScheduler::submit_many`], with `quick`'s settings.
+    first_paths: BatchQuery,
     first_budget: u32,
     in_flight: Option<InFlight>,
     path: Path,
@@ -181,6 +183,7 @@ impl PathScheduler {
             waiting: Vec::new(),
             next: 0,
             query,
+            first_paths: BatchQuery::with_settings(&quick),
             quick,
             first_budget: 0,
             in_flight: None,
@@ -198,6 +201,7 @@ impl PathScheduler {
     pub fn set_first_path_budget(&mut self, budget: u32) -> &mut Self {
         self.first_budget = budget;
         self.quick.set_max_expansions(budget.max(1));
+        self.first_paths = BatchQuery::with_settings(&self.quick);
         self
     }
 
@@ -253,6 +257,64 @@ impl PathScheduler {
         };
         self.enqueue((Reverse(priority), id.0), request);
         Ok((id, first))
+    }
+
+    /// Submits `requests` (start, goal) with one filter and priority: what
+    /// [`PathScheduler::submit`] answers for each in turn (the same ids,
+    /// first paths, errors and queue), with the first paths searched in
+    /// parallel ([`BatchQuery`], on rayon's threads). An order given to a
+    /// whole army in one tick.
+    ///
+    /// # Errors
+    /// Per request, as [`PathScheduler::submit`].
+    pub fn submit_many(
+        &mut self,
+        mesh: &NavMesh,
+        requests: &[(Vec2, Vec2)],
+        filter: &QueryFilter,
+        priority: u8,
+    ) -> Vec<Result<(RequestId, Option<Path>), QueryError>> {
+        if self.first_budget > 0 {
+            let quick = QueryFilter {
+                allow_partial: true,
+                ..*filter
+            };
+            self.first_paths.find_paths(mesh, requests, &quick);
+        }
+        let mut out = Vec::with_capacity(requests.len());
+        for (i, &(start, goal)) in requests.iter().enumerate() {
+            if self.len() >= self.capacity {
+                out.push(Err(QueryError::QueueFull {
+                    capacity: self.capacity,
+                }));
+                continue;
+            }
+            let id = RequestId(self.next);
+            self.next += 1;
+            let first = if self.first_budget > 0 {
+                match self.first_paths.take(i) {
+                    Ok(path) if path.status() == PathStatus::Complete => {
+                        out.push(Ok((id, Some(path))));
+                        continue;
+                    }
+                    Ok(path) => Some(path),
+                    Err(e) => {
+                        out.push(Err(e));
+                        continue;
+                    }
+                }
+            } else {
+                None
+            };
+            let request = Request {
+                start,
+                goal,
+                filter: *filter,
+            };
+            self.enqueue((Reverse(priority), id.0), request);
+            out.push(Ok((id, first)));
+        }
+        out
     }
 
     /// Withdraws a request that has not been answered; false if there is none.

@@ -198,6 +198,50 @@ fn first_paths_come_at_once() {
     assert!(f64::from(full.length()) <= far.optimal + far.tolerance);
 }
 
+/// Submitting many requests at once is submitting them one after the
+/// other: the same ids, first paths (complete, partial), errors (a bad
+/// point, a full queue) and queue, so the same answers later.
+#[test]
+fn submitting_many_at_once_is_submitting_them_in_turn() {
+    let (mesh, scen) = den520d();
+    let filter = QueryFilter::default();
+    let mut requests: Vec<_> = scen
+        .iter()
+        .step_by(37)
+        .map(|s| (s.start_point(), s.goal_point()))
+        .collect();
+    let p = requests[0].0;
+    requests.insert(3, (p, p)); // complete at once
+    requests.insert(5, (vec2(f32::NAN, 0.0), p));
+    requests.insert(7, (vec2(-50.0, -50.0), p)); // off the mesh
+    let capacity = 12; // the last few find the queue full
+    let (mut one, mut many) = (PathScheduler::new(capacity), PathScheduler::new(capacity));
+    one.set_first_path_budget(8);
+    many.set_first_path_budget(8);
+    one.submit(&mesh, p, requests[1].1, &filter, 3).unwrap();
+    many.submit(&mesh, p, requests[1].1, &filter, 3).unwrap();
+    let in_turn: Vec<_> = requests
+        .iter()
+        .map(|&(a, b)| one.submit(&mesh, a, b, &filter, 1))
+        .collect();
+    let at_once = many.submit_many(&mesh, &requests, &filter, 1);
+    // by their printed form: the NaN in an error is not equal to itself
+    assert_eq!(format!("{at_once:?}"), format!("{in_turn:?}"));
+    let full = at_once
+        .iter()
+        .filter(|r| matches!(r, Err(QueryError::QueueFull { .. })))
+        .count();
+    assert!(full >= 2, "{full}");
+    assert!(at_once.iter().any(|r| r.as_ref().is_ok_and(|(_, f)| f
+        .as_ref()
+        .is_some_and(|f| f.status() == PathStatus::Partial))));
+    assert_eq!(many.len(), one.len());
+    assert_eq!(
+        drain(&mut many, &mesh, 5_000).0,
+        drain(&mut one, &mesh, 5_000).0
+    );
+}
+
 /// A request in flight when an edit replaces the mesh starts again on the
 /// new mesh and gets its answer there.
 #[test]
