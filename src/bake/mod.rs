@@ -239,7 +239,12 @@ impl NavMesh {
                 cost: a.cost.unwrap_or(1.0),
             });
         }
-        let mut data = assemble(&tri.points, &polygons, areas);
+        let mut data = assemble(
+            &tri.points,
+            &polygons,
+            areas,
+            &mut AssemblyScratch::default(),
+        );
         stage(3);
         data.stats.stage_ms = stage_ms;
         data.stats.triangles = tri.tris.len() as u32;
@@ -286,27 +291,49 @@ fn finish(
     Ok(mesh)
 }
 
+/// Storage [`assemble`] can reuse: a rebuild that replaces a mesh (a
+/// runtime edit) hands it the old mesh's per-region lists, so assembling
+/// the new one allocates (and dropping the old one frees) almost nothing.
+#[derive(Debug, Clone, Default)]
+struct AssemblyScratch {
+    /// A region's vertex and portal lists, emptied, ready to refill.
+    spare: Vec<(Vec<Vec2>, Vec<Option<PortalId>>)>,
+    /// Directed edge (a, b) -> (region, edge slot).
+    edges: FxHashMap<(u32, u32), (u32, u32)>,
+}
+
+impl AssemblyScratch {
+    /// Keeps `data`'s per-region lists for the next [`assemble`].
+    fn recycle(&mut self, data: &mut MeshData) {
+        self.spare.extend(data.regions.drain().map(|(_, r)| {
+            let (mut vertices, mut portals) = (r.vertices, r.portals);
+            vertices.clear();
+            portals.clear();
+            (vertices, portals)
+        }));
+    }
+}
+
 /// Regions and portals from merged polygons, with components.
 fn assemble(
     points: &[glam::DVec2],
     polygons: &[merge::MergedPolygon],
     areas: Vec<AreaKind>,
+    scratch: &mut AssemblyScratch,
 ) -> MeshData {
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
     let mut keys = Vec::with_capacity(polygons.len());
-    // directed edge (a, b) -> (region, edge slot)
-    let mut edges: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();
+    let edges = &mut scratch.edges;
+    edges.clear();
     edges.reserve(polygons.len() * 4);
     for (i, poly) in polygons.iter().enumerate() {
-        let vertices: Vec<Vec2> = poly
-            .vertices
-            .iter()
-            .map(|&v| points[v as usize].as_vec2())
-            .collect();
+        let (mut vertices, mut portals) = scratch.spare.pop().unwrap_or_default();
+        vertices.extend(poly.vertices.iter().map(|&v| points[v as usize].as_vec2()));
         let n = vertices.len();
+        portals.resize(n, None);
         keys.push(regions.insert(Region {
             vertices,
-            portals: vec![None; n],
+            portals,
             area: poly.area,
             component: 0,
             index: i as u32,

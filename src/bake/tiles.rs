@@ -26,7 +26,7 @@ use slotmap::SlotMap;
 
 use super::merge::{self, MergedPolygon};
 use super::outline::{as_points, counter_clockwise, Contours, Grid};
-use super::{assemble, finish, triangulate, BakeConfig};
+use super::{assemble, finish, triangulate, AssemblyScratch, BakeConfig};
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
@@ -373,6 +373,7 @@ struct MeshScratch {
     points: Vec<DVec2>,
     ids: FxHashMap<(u64, u64), u32>,
     local: Vec<u32>,
+    assembly: AssemblyScratch,
 }
 
 impl TileCache {
@@ -660,7 +661,8 @@ impl TileCache {
             }
         };
         mesh.succession = Some(succession(&self.mesh, &mesh, &self.tiles, (&dirty, &old)));
-        self.mesh = mesh;
+        let mut replaced = std::mem::replace(&mut self.mesh, mesh);
+        self.scratch.assembly.recycle(&mut replaced.data);
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
@@ -747,11 +749,19 @@ fn build_mesh(
         points,
         ids,
         local,
+        assembly,
     } = scratch;
     ids.clear();
     points.clear();
     let mut used = 0;
-    for tile in tiles {
+    for (t, tile) in tiles.iter().enumerate() {
+        // a point strictly inside its tile's square is on no border line
+        // (the lines are the squares' sides): no rounding needed for it
+        let [lo, hi] = tiling.rect(t);
+        let shared = |p: DVec2| {
+            let inside = lo.x < p.x && p.x < hi.x && lo.y < p.y && p.y < hi.y;
+            !inside && shared(p)
+        };
         local.clear();
         local.resize(tile.points.len(), u32::MAX);
         for poly in &tile.polygons {
@@ -786,7 +796,7 @@ fn build_mesh(
     polygons.truncate(used);
     let (points, polygons) = (&*points, &mut polygons[..]);
     split_border_edges(tiling, points, polygons);
-    let mut data = assemble(points, polygons, areas);
+    let mut data = assemble(points, polygons, areas, assembly);
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
     data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();
