@@ -21,6 +21,8 @@
 //! border point of the other side, so every border segment is a portal or a
 //! wall on both sides.
 
+use std::sync::Arc;
+
 use glam::{DVec2, Vec2};
 use slotmap::SlotMap;
 
@@ -359,7 +361,9 @@ pub struct TileCache {
     tile_obstacles: Vec<Vec<ObstacleId>>,
     obstacles: SlotMap<ObstacleId, Obstacle>,
     areas: Vec<AreaKind>,
-    mesh: NavMesh,
+    /// Shared, so a game can keep querying the mesh an edit is replacing
+    /// ([`TileCache::shared_mesh`]).
+    mesh: Arc<NavMesh>,
     generation: u64,
     /// The whole mesh's polygons and points as the last rebuild assembled
     /// them, kept so the next rebuild reuses their storage.
@@ -481,7 +485,7 @@ impl TileCache {
             tiles,
             obstacles: SlotMap::with_key(),
             areas,
-            mesh,
+            mesh: Arc::new(mesh),
             generation: 0,
             scratch,
         })
@@ -493,10 +497,57 @@ impl TileCache {
         &self.mesh
     }
 
-    /// The current mesh, giving up the cache.
+    /// The current mesh, shared: a handle that outlives the next edit. A
+    /// game can hand it to the threads that query and move units while
+    /// another thread runs [`TileCache::apply`], and switch to the new mesh
+    /// when the edit is done; followers then keep their corridors through
+    /// the switch as after any edit ([`PathFollower`](crate::PathFollower)).
+    ///
+    /// # Example
+    /// ```
+    /// use glam::vec2;
+    /// use portalnav::{BakeConfig, Level, NavQuery, QueryFilter, TileCache};
+    ///
+    /// let level = Level::from_json_str(r#"{"walkable": [[[0,0],[64,0],[64,64],[0,64]]]}"#)?;
+    /// let config = BakeConfig { tile_size: Some(16.0), ..BakeConfig::default() };
+    /// let mut cache = TileCache::new(&level, &config)?;
+    /// let before = cache.shared_mesh();
+    /// let filter = QueryFilter::default();
+    /// let building = [vec2(20., 20.), vec2(30., 20.), vec2(30., 30.), vec2(20., 30.)];
+    /// let (added, path) = std::thread::scope(|s| {
+    ///     let answer =
+    ///         s.spawn(|| NavQuery::new().find_path(&before, vec2(10., 25.), vec2(40., 25.), &filter));
+    ///     (cache.add_obstacle(&building), answer.join().unwrap())
+    /// });
+    /// added?;
+    /// // answered on the mesh before the edit: straight through the new building
+    /// assert_eq!(path?.waypoints().len(), 2);
+    /// assert!(cache.mesh().locate(vec2(25., 25.)).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn shared_mesh(&self) -> Arc<NavMesh> {
+        Arc::clone(&self.mesh)
+    }
+
+    /// Gives back a handle from [`TileCache::shared_mesh`]. When it is the
+    /// last one to a mesh an edit has replaced, that mesh's storage serves
+    /// the next edit (as it does when no handle outlives an edit) instead
+    /// of being freed.
+    pub fn release(&mut self, mesh: Arc<NavMesh>) {
+        if Arc::ptr_eq(&mesh, &self.mesh) {
+            return;
+        }
+        if let Ok(mut replaced) = Arc::try_unwrap(mesh) {
+            self.scratch.assembly.recycle(&mut replaced.data);
+        }
+    }
+
+    /// The current mesh, giving up the cache (a copy if a handle from
+    /// [`TileCache::shared_mesh`] still holds it).
     #[must_use]
     pub fn into_mesh(self) -> NavMesh {
-        self.mesh
+        Arc::try_unwrap(self.mesh).unwrap_or_else(|shared| (*shared).clone())
     }
 
     /// Counts the successful edits ([`TileCache::apply`] calls, and the
@@ -661,8 +712,12 @@ impl TileCache {
             }
         };
         mesh.succession = Some(succession(&self.mesh, &mesh, &self.tiles, (&dirty, &old)));
-        let mut replaced = std::mem::replace(&mut self.mesh, mesh);
-        self.scratch.assembly.recycle(&mut replaced.data);
+        // the replaced mesh's storage serves the next rebuild, unless a
+        // handle from shared_mesh still holds it
+        let replaced = std::mem::replace(&mut self.mesh, Arc::new(mesh));
+        if let Ok(mut replaced) = Arc::try_unwrap(replaced) {
+            self.scratch.assembly.recycle(&mut replaced.data);
+        }
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");

@@ -127,6 +127,38 @@ fn edits_on_a_grid_map_equal_a_fresh_bake() {
     assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config));
 }
 
+/// A handle to the mesh taken before an edit still answers on that mesh;
+/// given back, its storage serves the next edit, whose mesh is still a
+/// fresh bake's, byte for byte.
+#[test]
+fn a_shared_mesh_outlives_an_edit_and_its_storage_serves_the_next() {
+    let level = rts_base();
+    let config = tiled(16.0, false);
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    let filter = QueryFilter::default();
+    let mut query = NavQuery::new();
+    let (a, b) = (vec2(5.0, 5.0), vec2(100.0, 5.0));
+    let straight = query.find_path(cache.mesh(), a, b, &filter).unwrap();
+    let before = cache.shared_mesh();
+    let wall = building(0, vec2(50.0, 0.0), vec2(4.0, 10.0), 0.0);
+    let id = cache.add_obstacle(&wall).unwrap();
+    assert_eq!(query.find_path(&before, a, b, &filter).unwrap(), straight);
+    let around = query.find_path(cache.mesh(), a, b, &filter).unwrap();
+    assert!(around.length() > straight.length());
+    cache.release(before);
+    cache.remove_obstacle(id).unwrap();
+    assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config));
+    cache.add_obstacle(&wall).unwrap();
+    assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config));
+    assert_eq!(
+        query
+            .find_path(cache.mesh(), a, b, &filter)
+            .unwrap()
+            .length(),
+        around.length()
+    );
+}
+
 /// A wall across the level splits it in two and removing it joins it again.
 #[test]
 fn a_wall_can_split_the_level_and_its_removal_joins_it() {
