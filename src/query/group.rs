@@ -363,7 +363,10 @@ impl NavQuery {
             (guess, pulled),
             (&mut [0.0], &mut [true]),
             |i, _| to_goal[legs[i].node as usize].0,
-            |_, k| pulled_leg_cost(mesh, h, legs, k, end, (buffer, ends)),
+            (
+                |_, k| legs[k].cost,
+                |_, k| pulled_leg_cost(mesh, h, legs, k, end, (buffer, ends)),
+            ),
             &mut self.partner,
         )?;
         Some(legs[i].node)

@@ -239,19 +239,25 @@ impl NavQuery {
             (&mut self.start_guess, &mut self.start_pulled),
             (&mut self.goal_guess, &mut self.goal_pulled),
             |i, j| h.l2_distance(start_legs[i].node, goal_legs[j].node),
-            |end, k| match end {
-                End::Start => pulled_leg_cost(
-                    mesh,
-                    h,
-                    start_legs,
-                    k,
-                    (start, start_region),
-                    (buffer, ends),
-                ),
-                End::Goal => {
-                    pulled_leg_cost(mesh, h, goal_legs, k, (goal, goal_region), (buffer, ends))
-                }
-            },
+            (
+                |end, k| match end {
+                    End::Start => start_legs[k].cost,
+                    End::Goal => goal_legs[k].cost,
+                },
+                |end, k| match end {
+                    End::Start => pulled_leg_cost(
+                        mesh,
+                        h,
+                        start_legs,
+                        k,
+                        (start, start_region),
+                        (buffer, ends),
+                    ),
+                    End::Goal => {
+                        pulled_leg_cost(mesh, h, goal_legs, k, (goal, goal_region), (buffer, ends))
+                    }
+                },
+            ),
             &mut self.partner,
         );
         let Some((i, j)) = chosen else {
@@ -474,12 +480,16 @@ pub(super) enum End {
 /// pulling legs taut lazily: `cost[k]` is what each leg counts as so far (an
 /// optimistic guess until `pulled[k]`), `pull(end, k)` pulls a leg and returns
 /// its cost, and the loop pulls the legs of the cheapest pair until both are
-/// pulled. `partner` is scratch: per start leg, its cheapest goal leg.
+/// pulled. `upper(end, k)` is what a leg costs at most once pulled (its
+/// estimate): a pair that costs less at its upper bounds than any other pair
+/// at its guesses is the cheapest whatever the pulls would give, so it is
+/// chosen without pulling (the choice pulling would make, as it is the only
+/// cheapest pair). `partner` is scratch: per start leg, its cheapest goal leg.
 pub(super) fn cheapest_pair(
     (start_cost, start_pulled): (&mut [f32], &mut [bool]),
     (goal_cost, goal_pulled): (&mut [f32], &mut [bool]),
     dist: impl Fn(usize, usize) -> f32,
-    mut pull: impl FnMut(End, usize) -> f32,
+    (upper, mut pull): (impl Fn(End, usize) -> f32, impl FnMut(End, usize) -> f32),
     partner: &mut Vec<(f32, u32)>,
 ) -> Option<(usize, usize)> {
     let best_partner = |i: usize, goal_cost: &[f32]| {
@@ -502,6 +512,30 @@ pub(super) fn cheapest_pair(
             })?;
         let j = partner[i].1 as usize;
         if start_pulled[i] && goal_pulled[j] {
+            return Some((i, j));
+        }
+        // the pair at its upper bounds against every other at its guesses:
+        // another start leg with its partner, or this one with another goal leg
+        let at_most = if start_pulled[i] {
+            start_cost[i]
+        } else {
+            upper(End::Start, i)
+        } + dist(i, j)
+            + if goal_pulled[j] {
+                goal_cost[j]
+            } else {
+                upper(End::Goal, j)
+            };
+        let others = (0..start_cost.len())
+            .filter(|&k| k != i && partner[k].1 != u32::MAX)
+            .map(|k| start_cost[k] + partner[k].0)
+            .chain(
+                (0..goal_cost.len())
+                    .filter(|&l| l != j)
+                    .map(|l| start_cost[i] + dist(i, l) + goal_cost[l]),
+            )
+            .fold(f32::INFINITY, f32::min);
+        if at_most < others {
             return Some((i, j));
         }
         if !start_pulled[i] {
@@ -620,22 +654,26 @@ mod tests {
     use super::{cheapest_pair, End};
 
     /// Runs [`cheapest_pair`] with these guesses, true costs and table.
+    /// Runs [`cheapest_pair`] with these (guess, true cost, already pulled)
+    /// legs, true costs times `loose` as upper bounds, and this table.
     fn choose(
         start: &[(f32, f32, bool)],
         goal: &[(f32, f32, bool)],
         table: &[Vec<f32>],
+        loose: f32,
     ) -> Option<(usize, usize)> {
         let (mut sc, mut sp): (Vec<f32>, Vec<bool>) = start.iter().map(|l| (l.0, l.2)).unzip();
         let (mut gc, mut gp): (Vec<f32>, Vec<bool>) = goal.iter().map(|l| (l.0, l.2)).unzip();
         let mut partner = Vec::new();
+        let cost = |end, k: usize| match end {
+            End::Start => start[k].1,
+            End::Goal => goal[k].1,
+        };
         cheapest_pair(
             (&mut sc, &mut sp),
             (&mut gc, &mut gp),
             |i, j| table[i][j],
-            |end, k| match end {
-                End::Start => start[k].1,
-                End::Goal => goal[k].1,
-            },
+            (|end, k| cost(end, k) * loose, cost),
             &mut partner,
         )
     }
@@ -649,17 +687,21 @@ mod tests {
         let goal = [(90.0, 78.0, false), (95.0, 95.0, true)];
         let table = [vec![0.0, 200.0], vec![6.0, 0.0]];
         // I2 + table(I2, J1) + J1 = 20 + 6 + 78 = 104, the cheapest
-        assert_eq!(choose(&start, &goal, &table), Some((1, 0)));
+        for loose in [1.0, 1.5, 100.0] {
+            assert_eq!(choose(&start, &goal, &table, loose), Some((1, 0)));
+        }
     }
 
     proptest::proptest! {
-        /// With guesses at most the pulled costs, the lazy choice costs what
-        /// pulling every leg and trying every pair costs.
+        /// With guesses at most the pulled costs and upper bounds at least
+        /// them, the lazy choice costs what pulling every leg and trying
+        /// every pair costs.
         #[test]
         fn lazy_choice_matches_pulling_everything(
             start in proptest::collection::vec((1.0f32..100.0, 0.3f32..1.0, proptest::bool::ANY), 1..6),
             goal in proptest::collection::vec((1.0f32..100.0, 0.3f32..1.0, proptest::bool::ANY), 1..6),
             table in proptest::collection::vec(proptest::collection::vec(0.0f32..200.0, 6), 6),
+            loose in 1.0f32..3.0,
         ) {
             let legs = |v: &[(f32, f32, bool)]| -> Vec<(f32, f32, bool)> {
                 v.iter().map(|&(cost, f, pulled)| (if pulled { cost } else { cost * f }, cost, pulled)).collect()
@@ -670,7 +712,7 @@ mod tests {
                 .flat_map(|i| (0..goal.len()).map(move |j| (i, j)))
                 .map(|(i, j)| total(i, j))
                 .fold(f32::INFINITY, f32::min);
-            let (i, j) = choose(&start, &goal, &table).expect("a pair");
+            let (i, j) = choose(&start, &goal, &table, loose).expect("a pair");
             proptest::prop_assert!((total(i, j) - best).abs() <= 1e-3 * best, "{} vs {}", total(i, j), best);
         }
     }
