@@ -447,7 +447,7 @@ fn cluster_legs(
         best.resize(points.len(), (f32::INFINITY, u32::MAX));
         search.for_each_state(t, from, |state, region, cost_to| {
             for &i in &touching[local_region[region as usize] as usize] {
-                let cost = cost_to(points[i as usize].at);
+                let cost = cost_to(points[i as usize].at, best[i as usize].0);
                 if cost < best[i as usize].0 {
                     best[i as usize] = (cost, state);
                 }

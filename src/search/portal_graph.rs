@@ -155,13 +155,16 @@ impl PortalSearch {
 
     /// Calls `visit(node, region, cost_to)` for every state of the last
     /// search ([`Self::explore`]'s): `region` is the dense region it
-    /// entered (`start_region` for the start), and `cost_to(p)` the cost of
-    /// the path through its funnel to a point `p` of that region.
+    /// entered (`start_region` for the start), and `cost_to(p, below)` the
+    /// cost of the path through its funnel to a point `p` of that region,
+    /// or infinity without pulling it when the straight line from the
+    /// funnel's apex already costs clearly more than `below` (the path is
+    /// never shorter than that line).
     pub(crate) fn for_each_state(
         &self,
         tables: &Tables,
         start_region: u32,
-        mut visit: impl FnMut(u32, u32, &dyn Fn(Vec2) -> f32),
+        mut visit: impl FnMut(u32, u32, &dyn Fn(Vec2, f32) -> f32),
     ) {
         let corners = &self.scratch.corners;
         for node in 0..self.ctx.node_count() {
@@ -174,7 +177,12 @@ impl PortalSearch {
                 tables.entered(f.crossing)
             };
             let rate = tables.region_cost[region as usize];
-            visit(node, region, &|p| {
+            visit(node, region, &|p, below| {
+                let at_least = f.apex_cost + f.deque.apex().distance(p) * rate;
+                // the margin keeps rounding from dropping a path that ties
+                if at_least > below + below.abs() * 1e-5 {
+                    return f32::INFINITY;
+                }
                 f.apex_cost + f.taut_length(corners, p) * rate
             });
         }
