@@ -6,7 +6,8 @@
 //! oldest building destroyed and a new one placed in one batch), an order
 //! to one army every two seconds (one `PathScheduler::submit_many` for all
 //! its units, their first paths searched on rayon's threads), the request
-//! scheduler within its budget, and every unit's follower (a clamped move
+//! scheduler within its budget of expansions and at most until 3 ms into
+//! the tick (`tick_until`), and every unit's follower (a clamped move
 //! towards its steering target, units spread over rayon's threads). It checks each unit's
 //! position every tick against the map's grid with the buildings stamped
 //! in (independently of the mesh), and prints the per-tick time (median,
@@ -14,7 +15,7 @@
 //! writes pictures of three moments (`OUT-0.svg`, ...).
 //!
 //! `cargo run --release --example battle -- [data/maps/BigGameHunters.map] [--units 2000] [--ticks 900] [--svg battle]`
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use glam::{vec2, Vec2};
 use portalnav::{
@@ -35,6 +36,11 @@ const BUILD_EVERY: u32 = 2 * HZ;
 const MAX_BUILDINGS: usize = 8;
 /// Search expansions the scheduler may spend per tick.
 const TICK_BUDGET: u32 = 3_000;
+/// Time from the start of a tick by which its navigation work (edits,
+/// orders, the scheduler) should be done: the scheduler stops there even
+/// with expansions left, so a tick with an edit or an order leaves its
+/// searches to the next ticks.
+const NAV_DEADLINE: Duration = Duration::from_millis(3);
 /// Expansions of the first path a unit gets at once when ordered.
 const FIRST_PATH_BUDGET: u32 = 8;
 
@@ -313,7 +319,7 @@ fn main() {
             orders += 1;
         }
         // the scheduler's share of the tick
-        for answer in scheduler.tick(mesh, TICK_BUDGET) {
+        for answer in scheduler.tick_until(mesh, TICK_BUDGET, started + NAV_DEADLINE) {
             answered += 1;
             if let Some(u) = waiting.remove(&answer.id).map(|i| &mut units[i]) {
                 u.waiting = None;

@@ -25,6 +25,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 use glam::Vec2;
 
@@ -160,6 +161,12 @@ pub struct PathScheduler {
 }
 
 impl PathScheduler {
+    /// Expansions of a flat search between two readings of the clock under
+    /// [`PathScheduler::tick_until`]: a small share of a millisecond on the
+    /// bundled maps (BENCHMARKS.md), so a tick overruns its deadline by
+    /// little, while reading the clock stays rare.
+    pub const TIME_SLICE: u32 = 256;
+
     /// A scheduler holding at most `capacity` requests (queued or in
     /// flight), with a default [`NavQuery`] and no first paths.
     #[must_use]
@@ -385,11 +392,37 @@ impl PathScheduler {
     /// request in flight when the mesh is replaced (an edit) starts again on
     /// the new one.
     pub fn tick(&mut self, mesh: &NavMesh, budget: u32) -> &[Answer] {
+        self.run_tick(mesh, budget, None)
+    }
+
+    /// [`PathScheduler::tick`], also stopping once `deadline` has passed:
+    /// a game gives the scheduler what is left of the tick's time for
+    /// navigation after its edits and orders. The clock is read before each
+    /// request and between slices of at most [`PathScheduler::TIME_SLICE`] expansions of a
+    /// flat search, so the tick runs past `deadline` by at most one slice, a
+    /// hierarchical attempt or a group search (each bounded in expansions as
+    /// [`PathScheduler::tick`] says). A deadline already past does nothing.
+    pub fn tick_until(&mut self, mesh: &NavMesh, budget: u32, deadline: Instant) -> &[Answer] {
+        self.run_tick(mesh, budget, Some(deadline))
+    }
+
+    /// The loop of [`PathScheduler::tick`] and [`PathScheduler::tick_until`].
+    fn run_tick(&mut self, mesh: &NavMesh, budget: u32, deadline: Option<Instant>) -> &[Answer] {
         self.answers.clear();
         self.last_work = 0;
         let hierarchy = self.query.use_hierarchy && budget >= hierarchy_worst_case(mesh);
-        while self.last_work < budget {
-            let left = budget - self.last_work;
+        let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
+        while self.last_work < budget && !out_of_time() {
+            let mut left = budget - self.last_work;
+            if deadline.is_some() {
+                // flat searches in slices, so the clock is read between them
+                let worst = if hierarchy {
+                    hierarchy_worst_case(mesh)
+                } else {
+                    0
+                };
+                left = left.min(Self::TIME_SLICE.max(worst));
+            }
             let mut flight = match self.in_flight.take() {
                 Some(f) if f.serial == mesh.serial => f,
                 Some(f) => InFlight {
@@ -423,6 +456,7 @@ impl PathScheduler {
             };
             // a group search may have spent some of the tick
             let left = left.min(budget.saturating_sub(self.last_work));
+            let sliced = deadline.is_some() && left < budget.saturating_sub(self.last_work);
             if left == 0 {
                 self.in_flight = Some(flight);
                 break;
@@ -445,7 +479,10 @@ impl PathScheduler {
                 Ok(Slice::Pending(ends)) => {
                     flight.ends = Some(ends);
                     self.in_flight = Some(flight);
-                    break;
+                    if !sliced {
+                        break;
+                    }
+                    // a time slice ended, not the budget: on, if time is left
                 }
                 Ok(Slice::Wait) => {
                     self.in_flight = Some(flight);

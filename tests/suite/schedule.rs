@@ -1,6 +1,8 @@
 //! The request scheduler against one-by-one queries: the same answers, in
 //! priority order, within the per-tick budget.
 
+use std::time::{Duration, Instant};
+
 use glam::vec2;
 use portalnav::{
     BakeConfig, Level, NavMesh, NavQuery, PathScheduler, PathStatus, QueryError, QueryFilter,
@@ -96,6 +98,42 @@ fn small_budgets_slice_flat_searches_to_the_same_answers() {
     for (answer, s) in answers.iter().zip(&picked) {
         let expected = flat.find_path(&mesh, s.start_point(), s.goal_point(), &filter);
         assert_eq!(answer.result, expected);
+    }
+}
+
+/// Under a deadline far off, `tick_until` answers tick by tick what `tick`
+/// answers (flat searches cut into time slices resume to the same paths);
+/// under a deadline already past it does nothing.
+#[test]
+fn a_deadline_stops_a_tick_and_slices_change_no_answer() {
+    let (mesh, scen) = den520d();
+    let filter = QueryFilter::default();
+    for budget in [700, PathScheduler::hierarchy_budget(&mesh)] {
+        let (mut by_work, mut by_time) = (PathScheduler::new(100), PathScheduler::new(100));
+        for s in scen.iter().rev().step_by(11).take(30) {
+            for scheduler in [&mut by_work, &mut by_time] {
+                scheduler
+                    .submit(&mesh, s.start_point(), s.goal_point(), &filter, 0)
+                    .unwrap();
+            }
+        }
+        let waiting = by_time.len();
+        assert!(by_time.tick_until(&mesh, budget, Instant::now()).is_empty());
+        assert_eq!((by_time.last_work(), by_time.len()), (0, waiting));
+        let far = Instant::now() + Duration::from_secs(3600);
+        let mut ticks = 0;
+        while !by_work.is_empty() {
+            let expected = by_work.tick(&mesh, budget).to_vec();
+            assert_eq!(
+                by_time.tick_until(&mesh, budget, far),
+                expected,
+                "tick {ticks}"
+            );
+            assert_eq!(by_time.last_work(), by_work.last_work());
+            ticks += 1;
+        }
+        assert!(by_time.is_empty());
+        assert!(ticks > 3, "{ticks}");
     }
 }
 
