@@ -377,6 +377,10 @@ struct MeshScratch {
     points: Vec<DVec2>,
     ids: FxHashMap<(u64, u64), u32>,
     local: Vec<u32>,
+    /// The points on borders between tiles, and per polygon whether it has
+    /// one: only those edges can need splitting.
+    border: Vec<u32>,
+    touches_border: Vec<bool>,
     assembly: AssemblyScratch,
 }
 
@@ -783,6 +787,11 @@ fn succession(
     }
 }
 
+/// Marks, in `build_mesh`'s per-tile table of global point ids, a point on
+/// a border between tiles (ids stay below it: 2^31 points would take 32 GiB
+/// of coordinates).
+const ON_BORDER: u32 = 1 << 31;
+
 /// The mesh of a set of baked tiles: vertices shared by coordinates, border
 /// edges split at the other side's border points, then the untiled bake's
 /// assembly (portals, components) and hierarchy.
@@ -804,10 +813,14 @@ fn build_mesh(
         points,
         ids,
         local,
+        border,
+        touches_border,
         assembly,
     } = scratch;
     ids.clear();
     points.clear();
+    border.clear();
+    touches_border.clear();
     let mut used = 0;
     for (t, tile) in tiles.iter().enumerate() {
         // a point strictly inside its tile's square is on no border line
@@ -831,26 +844,30 @@ fn build_mesh(
             used += 1;
             out.area = poly.area;
             out.vertices.clear();
+            let mut touches = false;
             out.vertices.extend(poly.vertices.iter().map(|&v| {
                 if local[v as usize] == u32::MAX {
                     let p = tile.points[v as usize];
                     local[v as usize] = if shared(p) {
                         *ids.entry(key(p)).or_insert_with(|| {
                             points.push(p);
+                            border.push(points.len() as u32 - 1);
                             points.len() as u32 - 1
-                        })
+                        }) | ON_BORDER
                     } else {
                         points.push(p);
                         points.len() as u32 - 1
                     };
                 }
-                local[v as usize]
+                touches |= local[v as usize] & ON_BORDER != 0;
+                local[v as usize] & !ON_BORDER
             }));
+            touches_border.push(touches);
         }
     }
     polygons.truncate(used);
     let (points, polygons) = (&*points, &mut polygons[..]);
-    split_border_edges(tiling, points, polygons);
+    split_border_edges(tiling, points, (border, touches_border), polygons);
     let mut data = assemble(points, polygons, areas, assembly);
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
@@ -864,20 +881,19 @@ fn build_mesh(
 /// Splits every polygon edge that runs along a border between tiles at the
 /// points of the other side's polygons on that border, so both sides have
 /// the same border segments and the assembly links each into a portal.
-fn split_border_edges(tiling: &Tiling, points: &[DVec2], polygons: &mut [MergedPolygon]) {
+fn split_border_edges(
+    tiling: &Tiling,
+    points: &[DVec2],
+    (border, touches_border): (&[u32], &[bool]),
+    polygons: &mut [MergedPolygon],
+) {
     // per border line (axis, coordinate bits): the points on it, sorted along it
     let mut lines: FxHashMap<(usize, u64), Vec<u32>> = FxHashMap::default();
-    let mut seen = vec![false; points.len()];
-    for poly in polygons.iter() {
-        for &v in &poly.vertices {
-            if std::mem::replace(&mut seen[v as usize], true) {
-                continue;
-            }
-            let p = points[v as usize];
-            for axis in 0..2 {
-                if tiling.on_border(axis, p[axis]) {
-                    lines.entry((axis, p[axis].to_bits())).or_default().push(v);
-                }
+    for &v in border {
+        let p = points[v as usize];
+        for axis in 0..2 {
+            if tiling.on_border(axis, p[axis]) {
+                lines.entry((axis, p[axis].to_bits())).or_default().push(v);
             }
         }
     }
@@ -891,7 +907,12 @@ fn split_border_edges(tiling: &Tiling, points: &[DVec2], polygons: &mut [MergedP
         });
     }
     let mut out = Vec::new();
-    for poly in polygons.iter_mut() {
+    // an edge on a border line has both ends on it
+    for (poly, _) in polygons
+        .iter_mut()
+        .zip(touches_border)
+        .filter(|(_, &touches)| touches)
+    {
         out.clear();
         let n = poly.vertices.len();
         let mut changed = false;
