@@ -298,8 +298,11 @@ fn finish(
 struct AssemblyScratch {
     /// A region's vertex and portal lists, emptied, ready to refill.
     spare: Vec<(Vec<Vec2>, Vec<Option<PortalId>>)>,
-    /// Directed edge (a, b) -> (region, edge slot).
-    edges: FxHashMap<(u32, u32), (u32, u32)>,
+    /// Directed edges by their first point: those from point `a` are
+    /// `edges[edge_start[a]..edge_start[a + 1]]`, as (second point,
+    /// region, edge slot), in polygon order.
+    edge_start: Vec<u32>,
+    edges: Vec<(u32, u32, u32)>,
 }
 
 impl AssemblyScratch {
@@ -323,9 +326,30 @@ fn assemble(
 ) -> MeshData {
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
     let mut keys = Vec::with_capacity(polygons.len());
-    let edges = &mut scratch.edges;
+    // the directed edges, grouped by first point (a counting sort)
+    let (edge_start, edges) = (&mut scratch.edge_start, &mut scratch.edges);
+    edge_start.clear();
+    edge_start.resize(points.len() + 2, 0);
+    for poly in polygons {
+        for &a in &poly.vertices {
+            edge_start[a as usize + 2] += 1;
+        }
+    }
+    for a in 2..edge_start.len() {
+        edge_start[a] += edge_start[a - 1];
+    }
     edges.clear();
-    edges.reserve(polygons.len() * 4);
+    edges.resize(edge_start[points.len() + 1] as usize, (0, 0, 0));
+    for (i, poly) in polygons.iter().enumerate() {
+        let n = poly.vertices.len();
+        for k in 0..n {
+            let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
+            let at = &mut edge_start[a as usize + 1];
+            edges[*at as usize] = (b, i as u32, k as u32);
+            *at += 1;
+        }
+    }
+    // now edges from point `a` are edges[edge_start[a]..edge_start[a + 1]]
     for (i, poly) in polygons.iter().enumerate() {
         let (mut vertices, mut portals) = scratch.spare.pop().unwrap_or_default();
         vertices.extend(poly.vertices.iter().map(|&v| points[v as usize].as_vec2()));
@@ -338,24 +362,19 @@ fn assemble(
             component: 0,
             index: i as u32,
         }));
-        for k in 0..n {
-            edges.insert(
-                (poly.vertices[k], poly.vertices[(k + 1) % n]),
-                (i as u32, k as u32),
-            );
-        }
     }
     let mut portals: SlotMap<PortalId, Portal> = SlotMap::with_key();
-    let mut graph =
-        petgraph::graph::UnGraph::<u32, u32>::with_capacity(polygons.len(), polygons.len() * 2);
-    for i in 0..polygons.len() {
-        graph.add_node(i as u32);
-    }
+    // components: union-find over the portals, numbered by first region
+    let mut uf = UnionFind::<u32>::new(polygons.len());
     for (i, poly) in polygons.iter().enumerate() {
         let n = poly.vertices.len();
         for k in 0..n {
             let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
-            let Some(&(j, slot)) = edges.get(&(b, a)) else {
+            // the other side: the edge b -> a (the last listed, should two
+            // polygons share it)
+            let from_b =
+                &edges[edge_start[b as usize] as usize..edge_start[b as usize + 1] as usize];
+            let Some(&(_, j, slot)) = from_b.iter().rev().find(|e| e.0 == a) else {
                 continue;
             };
             if j as usize <= i {
@@ -372,13 +391,8 @@ fn assemble(
             });
             regions[keys[i]].portals[k] = Some(pid);
             regions[keys[j as usize]].portals[slot as usize] = Some(pid);
-            graph.add_edge((i as u32).into(), j.into(), index);
+            uf.union(i as u32, j);
         }
-    }
-    // components: union-find over the petgraph region graph, numbered by first region
-    let mut uf = UnionFind::<u32>::new(graph.node_count());
-    for e in graph.raw_edges() {
-        uf.union(e.source().index() as u32, e.target().index() as u32);
     }
     let mut component_of_root: FxHashMap<u32, u32> = FxHashMap::default();
     for (i, key) in keys.iter().enumerate() {
