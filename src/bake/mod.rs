@@ -363,7 +363,8 @@ fn assemble(
             index: i as u32,
         }));
     }
-    let mut portals: SlotMap<PortalId, Portal> = SlotMap::with_key();
+    // each portal is two of the directed edges
+    let mut portals: SlotMap<PortalId, Portal> = SlotMap::with_capacity_and_key(edges.len() / 2);
     // components: union-find over the portals, numbered by first region
     let mut uf = UnionFind::<u32>::new(polygons.len());
     for (i, poly) in polygons.iter().enumerate() {

@@ -500,14 +500,14 @@ impl Tables {
     pub(crate) fn build(data: &MeshData) -> Tables {
         let region_keys: Vec<RegionId> = data.regions.keys().collect();
         let mut region_start = Vec::with_capacity(region_keys.len() + 1);
-        let mut region_portals = Vec::new();
+        let mut region_portals = Vec::with_capacity(data.portals.len() * 2);
         let mut region_cost = Vec::with_capacity(region_keys.len());
         let mut region_area = Vec::with_capacity(region_keys.len());
         let mut region_component = Vec::with_capacity(region_keys.len());
         let mut bounds = Aabb::EMPTY;
         let mut min_cost = f32::INFINITY;
         let mut corner_start = Vec::with_capacity(region_keys.len() + 1);
-        let mut corners = Vec::new();
+        let mut corners = Vec::with_capacity(data.regions.values().map(|r| r.vertices.len()).sum());
         for region in data.regions.values() {
             corner_start.push(corners.len() as u32);
             corners.extend_from_slice(&region.vertices);
