@@ -270,6 +270,9 @@ fn main() {
                 })
                 .collect();
             spots.sort_by_key(|c| ((c.0 - target.0).pow(2) + (c.1 - target.1).pow(2), c.0, c.1));
+            if spots.is_empty() {
+                spots.push(target); // on a building: the units stop beside it
+            }
             let ordered: Vec<usize> = (0..units.len())
                 .filter(|&i| units[i].army == army)
                 .collect();

@@ -281,7 +281,10 @@ fn finish(
         // the rest of the file (serialised only when there is one to weigh)
         let asked = !level.nav_points.is_empty();
         let within = |h: &crate::mesh::hierarchy::HierarchyData| {
-            let rest = postcard::to_allocvec(&mesh.data).map_or(0, |b| b.len());
+            // measured, not written: no copy of the file in memory
+            let rest =
+                postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
+                    .unwrap_or(0);
             h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest as f64
         };
         let h = h.filter(|h| asked || within(h));
@@ -306,14 +309,17 @@ struct AssemblyScratch {
 }
 
 impl AssemblyScratch {
-    /// Keeps `data`'s per-region lists for the next [`assemble`].
+    /// Keeps `data`'s per-region lists for the next [`assemble`], at most
+    /// one mesh's worth in all.
     fn recycle(&mut self, data: &mut MeshData) {
+        let limit = data.regions.len();
         self.spare.extend(data.regions.drain().map(|(_, r)| {
             let (mut vertices, mut portals) = (r.vertices, r.portals);
             vertices.clear();
             portals.clear();
             (vertices, portals)
         }));
+        self.spare.truncate(limit);
     }
 }
 

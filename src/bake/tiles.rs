@@ -716,12 +716,8 @@ impl TileCache {
             }
         };
         mesh.succession = Some(succession(&self.mesh, &mesh, &self.tiles, (&dirty, &old)));
-        // the replaced mesh's storage serves the next rebuild, unless a
-        // handle from shared_mesh still holds it
         let replaced = std::mem::replace(&mut self.mesh, Arc::new(mesh));
-        if let Ok(mut replaced) = Arc::try_unwrap(replaced) {
-            self.scratch.assembly.recycle(&mut replaced.data);
-        }
+        self.release(replaced);
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
@@ -744,7 +740,7 @@ impl TileCache {
 
 /// Which regions of `before` an edit kept in `after` ([`Succession`]).
 /// Regions are laid out tile by tile, each tile's polygons in order, so a
-/// tile that was not re-baked (not in `dirty`, whose old tiles are `old`)
+/// tile that was not re-baked (not in `dirty`, whose old tiles are `old_tiles`)
 /// holds as many regions in both meshes, in the same order. Each of those
 /// is kept if its polygon, area and cost are the same: one next to a
 /// re-baked tile may have had a border edge split differently. Where the
@@ -753,12 +749,12 @@ fn succession(
     before: &NavMesh,
     after: &NavMesh,
     tiles: &[TileMesh],
-    (dirty, old): (&[usize], &[TileMesh]),
+    (dirty, old_tiles): (&[usize], &[TileMesh]),
 ) -> Succession {
-    let (b, a) = (&before.tables, &after.tables);
-    let (before_n, after_n) = (b.region_keys.len(), a.region_keys.len());
+    let (old, new) = (&before.tables, &after.tables);
+    let (before_n, after_n) = (old.region_keys.len(), new.region_keys.len());
     let mut regions = Vec::with_capacity(before_n);
-    let mut rebaked = dirty.iter().zip(old).peekable();
+    let mut rebaked = dirty.iter().zip(old_tiles).peekable();
     let mut at = 0;
     for (t, tile) in tiles.iter().enumerate() {
         let now = tile.polygons.len();
@@ -769,9 +765,9 @@ fn succession(
                 let r = regions.len();
                 let same = r < before_n
                     && k < after_n
-                    && b.polygon(r as u32) == a.polygon(k as u32)
-                    && b.region_area[r] == a.region_area[k]
-                    && b.region_cost[r] == a.region_cost[k];
+                    && old.polygon(r as u32) == new.polygon(k as u32)
+                    && old.region_area[r] == new.region_area[k]
+                    && old.region_cost[r] == new.region_cost[k];
                 regions.push(if same { k as u32 } else { u32::MAX });
             }
         }
@@ -824,9 +820,10 @@ fn build_mesh(
     let mut used = 0;
     for (t, tile) in tiles.iter().enumerate() {
         // a point strictly inside its tile's square is on no border line
-        // (the lines are the squares' sides): no rounding needed for it
+        // (the lines are the squares' sides, `rect` exact multiples of the
+        // tile size): no rounding needed for it
         let [lo, hi] = tiling.rect(t);
-        let shared = |p: DVec2| {
+        let on_border = |p: DVec2| {
             let inside = lo.x < p.x && p.x < hi.x && lo.y < p.y && p.y < hi.y;
             !inside && shared(p)
         };
@@ -848,7 +845,7 @@ fn build_mesh(
             out.vertices.extend(poly.vertices.iter().map(|&v| {
                 if local[v as usize] == u32::MAX {
                     let p = tile.points[v as usize];
-                    local[v as usize] = if shared(p) {
+                    local[v as usize] = if on_border(p) {
                         *ids.entry(key(p)).or_insert_with(|| {
                             points.push(p);
                             border.push(points.len() as u32 - 1);
@@ -866,6 +863,7 @@ fn build_mesh(
         }
     }
     polygons.truncate(used);
+    debug_assert!(points.len() < ON_BORDER as usize);
     let (points, polygons) = (&*points, &mut polygons[..]);
     split_border_edges(tiling, points, (border, touches_border), polygons);
     let mut data = assemble(points, polygons, areas, assembly);

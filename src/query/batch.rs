@@ -156,13 +156,12 @@ impl BatchQuery {
         Some(outcome.as_ref().map(|()| &self.paths[i]))
     }
 
-    /// Takes the answer to request `i` of the last call, leaving an empty
-    /// path in its place.
+    /// Takes the answer to request `i` (of the last call's requests),
+    /// leaving an empty path in its place.
     pub(crate) fn take(&mut self, i: usize) -> Result<Path, QueryError> {
-        match self.outcomes.get(i) {
-            Some(Ok(())) => Ok(std::mem::take(&mut self.paths[i])),
-            Some(Err(e)) => Err(e.clone()),
-            None => Err(QueryError::NoPath),
+        match &self.outcomes[i] {
+            Ok(()) => Ok(std::mem::take(&mut self.paths[i])),
+            Err(e) => Err(e.clone()),
         }
     }
 

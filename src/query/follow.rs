@@ -14,8 +14,9 @@
 //! else searches with a small budget to the goal and to a corridor region a
 //! few ahead, and only then a full replan), and pulls
 //! the next few corners taut from where it stands. When the mesh is
-//! replaced (a runtime edit), the follower walks its remaining path on the
-//! new mesh: it keeps the path if the walk is clear and replans only if
+//! replaced (a runtime edit), a follower whose corridor's regions the edit
+//! left alone only renumbers them; otherwise it walks its remaining path on
+//! the new mesh, keeps the path if the walk is clear and replans only if
 //! something now stands in the way.
 
 use std::collections::VecDeque;

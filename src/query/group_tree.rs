@@ -54,8 +54,8 @@ struct Step {
     clusters: [u32; COUNTED_CLUSTERS],
     cluster_count: u8,
     /// Where the corridor from here to the goal (`depth + 1` regions) is
-    /// written out in `GoalTree::chains`, `NONE` until a unit needs it.
-    chain: u32,
+    /// written out in `GoalTree::corridors`, `NONE` until a unit needs it.
+    corridor_at: u32,
 }
 
 /// The tree of a group move's corridors, from its goal (see the module).
@@ -79,10 +79,11 @@ pub(super) struct GoalTree {
     leg: Vec<u32>,
     corners_out: Vec<Vec2>,
     /// Corridors from steps to the goal, written out once per step where
-    /// units join the tree ([`GoalTree::write_chain`]), so a unit's path copies
+    /// units join the tree ([`GoalTree::write_corridor`]), so a unit's path copies
     /// the shared part instead of walking it step by step.
-    chains: Vec<RegionId>,
-    chain_regions: Vec<RegionId>,
+    corridors: Vec<RegionId>,
+    /// Scratch: regions of steps not written out yet, from a step upwards.
+    corridor_scratch: Vec<RegionId>,
 }
 
 impl GoalTree {
@@ -96,7 +97,7 @@ impl GoalTree {
         slots: usize,
     ) {
         self.steps.clear();
-        self.chains.clear();
+        self.corridors.clear();
         self.corners.clear();
         self.apexes.clear();
         self.goal = goal.0;
@@ -126,7 +127,7 @@ impl GoalTree {
             next_sibling: NONE,
             clusters: [cluster; COUNTED_CLUSTERS],
             cluster_count: 1,
-            chain: NONE,
+            corridor_at: NONE,
         });
         self.region_head[goal.1 as usize] = (self.stamp, 0);
     }
@@ -144,36 +145,36 @@ impl GoalTree {
         x
     }
 
-    /// The regions from step `s` to the goal, written out in `self.chains`
+    /// The regions from step `s` to the goal, written out in `self.corridors`
     /// (once per step): the steps up to the nearest ancestor already
     /// written out, then that ancestor's regions copied.
-    fn write_chain(&mut self, mesh: &NavMesh, s: u32) {
-        let above = self.regions_up_to_chain(mesh, s);
-        let start = self.chains.len();
-        self.chains.extend_from_slice(&self.chain_regions);
+    fn write_corridor(&mut self, mesh: &NavMesh, s: u32) {
+        let above = self.regions_up_to_written(mesh, s);
+        let start = self.corridors.len();
+        self.corridors.extend_from_slice(&self.corridor_scratch);
         if let Some(above) = above {
-            self.chains.extend_from_within(above);
+            self.corridors.extend_from_within(above);
         }
-        self.steps[s as usize].chain = start as u32;
+        self.steps[s as usize].corridor_at = start as u32;
     }
 
-    /// Writes into `self.chain_regions` the regions of the steps from `s`
+    /// Writes into `self.corridor_scratch` the regions of the steps from `s`
     /// up to, not including, the nearest one whose corridor is written out;
-    /// that one's place in `self.chains` (`None` when the walk reached past
+    /// that one's place in `self.corridors` (`None` when the walk reached past
     /// the goal).
-    fn regions_up_to_chain(
+    fn regions_up_to_written(
         &mut self,
         mesh: &NavMesh,
         mut s: u32,
     ) -> Option<std::ops::Range<usize>> {
-        self.chain_regions.clear();
+        self.corridor_scratch.clear();
         while s != NONE {
             let step = &self.steps[s as usize];
-            if step.chain != NONE {
-                let at = step.chain as usize;
+            if step.corridor_at != NONE {
+                let at = step.corridor_at as usize;
                 return Some(at..at + step.depth as usize + 1);
             }
-            self.chain_regions
+            self.corridor_scratch
                 .push(mesh.tables.region_keys[step.region as usize]);
             s = step.parent;
         }
@@ -243,7 +244,7 @@ impl GoalTree {
             next_sibling: here.first_child,
             clusters,
             cluster_count,
-            chain: NONE,
+            corridor_at: NONE,
         });
         // the new step heads its parent's children and its region's steps
         self.steps[at as usize].first_child = id;
@@ -403,15 +404,15 @@ impl GoalTree {
             a = next;
         }
         push_point(&mut path.waypoints, self.goal);
-        if self.steps[at as usize].chain == NONE {
-            self.write_chain(mesh, at);
+        if self.steps[at as usize].corridor_at == NONE {
+            self.write_corridor(mesh, at);
         }
-        let above = self.regions_up_to_chain(mesh, end);
+        let above = self.regions_up_to_written(mesh, end);
         path.corridor.clear();
         path.corridor.reserve_exact(step.depth as usize + 1);
-        path.corridor.extend_from_slice(&self.chain_regions);
+        path.corridor.extend_from_slice(&self.corridor_scratch);
         if let Some(above) = above {
-            path.corridor.extend_from_slice(&self.chains[above]);
+            path.corridor.extend_from_slice(&self.corridors[above]);
         }
         path.finish(PathStatus::Complete);
         path.level = SearchLevel::NavPoints;

@@ -207,8 +207,10 @@ impl NavQuery {
     /// ([`pulled_leg_cost`]) would make the query much slower (see
     /// BENCHMARKS.md). So legs are pulled lazily: until it is pulled, a leg
     /// counts at a lower bound ([`optimistic`]), and the loop pulls the legs
-    /// of the cheapest pair until both of that pair's legs are pulled: the
-    /// pair it ends on is the cheapest with every leg pulled.
+    /// of the cheapest pair until both of that pair's legs are pulled, or
+    /// until that pair at its legs' estimates (upper bounds) beats every
+    /// other at its lower bounds: the pair it ends on is the cheapest with
+    /// every leg pulled.
     fn l2_route_from_table(
         &mut self,
         mesh: &NavMesh,
@@ -541,10 +543,18 @@ pub(super) fn cheapest_pair(
         if !start_pulled[i] {
             start_cost[i] = pull(End::Start, i);
             start_pulled[i] = true;
+            debug_assert!(
+                start_cost[i] <= upper(End::Start, i),
+                "a pulled leg above its bound"
+            );
         }
         if !goal_pulled[j] {
             let before = goal_cost[j];
             goal_cost[j] = pull(End::Goal, j);
+            debug_assert!(
+                goal_cost[j] <= upper(End::Goal, j),
+                "a pulled leg above its bound"
+            );
             goal_pulled[j] = true;
             let cheaper = goal_cost[j] < before;
             for (k, p) in partner.iter_mut().enumerate() {
@@ -653,7 +663,6 @@ pub(super) fn crossing_at(
 mod tests {
     use super::{cheapest_pair, End};
 
-    /// Runs [`cheapest_pair`] with these guesses, true costs and table.
     /// Runs [`cheapest_pair`] with these (guess, true cost, already pulled)
     /// legs, true costs times `loose` as upper bounds, and this table.
     fn choose(

@@ -62,6 +62,14 @@ type Key = (Reverse<u8>, u64);
 /// point, the filter and the priority (floats by their bits).
 type GoalKey = (u32, u32, u64, u32, bool, u8);
 
+/// The filter of a first path: `filter`, with partial paths allowed.
+fn first_path_filter(filter: &QueryFilter) -> QueryFilter {
+    QueryFilter {
+        allow_partial: true,
+        ..*filter
+    }
+}
+
 fn goal_key(r: &Request, key: Key) -> GoalKey {
     let f = &r.filter;
     (
@@ -158,6 +166,8 @@ pub struct PathScheduler {
     path: Path,
     answers: Vec<Answer>,
     last_work: u32,
+    /// The deadline of the tick under way ([`PathScheduler::tick_until`]).
+    deadline: Option<Instant>,
 }
 
 impl PathScheduler {
@@ -197,6 +207,7 @@ impl PathScheduler {
             path: Path::default(),
             answers: Vec::new(),
             last_work: 0,
+            deadline: None,
         }
     }
 
@@ -239,31 +250,16 @@ impl PathScheduler {
         priority: u8,
     ) -> Result<(RequestId, Option<Path>), QueryError> {
         if self.len() >= self.capacity {
+            // refused before any search
             return Err(QueryError::QueueFull {
                 capacity: self.capacity,
             });
         }
-        let id = RequestId(self.next);
-        self.next += 1;
-        let mut first = None;
-        if self.first_budget > 0 {
-            let quick = QueryFilter {
-                allow_partial: true,
-                ..*filter
-            };
-            let path = self.quick.find_path(mesh, start, goal, &quick)?;
-            if path.status() == PathStatus::Complete {
-                return Ok((id, Some(path)));
-            }
-            first = Some(path);
-        }
-        let request = Request {
-            start,
-            goal,
-            filter: *filter,
-        };
-        self.enqueue((Reverse(priority), id.0), request);
-        Ok((id, first))
+        let first = (self.first_budget > 0).then(|| {
+            self.quick
+                .find_path(mesh, start, goal, &first_path_filter(filter))
+        });
+        self.admit((start, goal), filter, priority, first)
     }
 
     /// Submits `requests` (start, goal) with one filter and priority: what
@@ -282,46 +278,45 @@ impl PathScheduler {
         priority: u8,
     ) -> Vec<Result<(RequestId, Option<Path>), QueryError>> {
         if self.first_budget > 0 {
-            let quick = QueryFilter {
-                allow_partial: true,
-                ..*filter
-            };
-            self.first_paths.find_paths(mesh, requests, &quick);
+            self.first_paths
+                .find_paths(mesh, requests, &first_path_filter(filter));
         }
-        let mut out = Vec::with_capacity(requests.len());
-        for (i, &(start, goal)) in requests.iter().enumerate() {
-            if self.len() >= self.capacity {
-                out.push(Err(QueryError::QueueFull {
-                    capacity: self.capacity,
-                }));
-                continue;
-            }
-            let id = RequestId(self.next);
-            self.next += 1;
-            let first = if self.first_budget > 0 {
-                match self.first_paths.take(i) {
-                    Ok(path) if path.status() == PathStatus::Complete => {
-                        out.push(Ok((id, Some(path))));
-                        continue;
-                    }
-                    Ok(path) => Some(path),
-                    Err(e) => {
-                        out.push(Err(e));
-                        continue;
-                    }
-                }
-            } else {
-                None
-            };
-            let request = Request {
-                start,
-                goal,
-                filter: *filter,
-            };
-            self.enqueue((Reverse(priority), id.0), request);
-            out.push(Ok((id, first)));
+        (0..requests.len())
+            .map(|i| {
+                let first = (self.first_budget > 0).then(|| self.first_paths.take(i));
+                self.admit(requests[i], filter, priority, first)
+            })
+            .collect()
+    }
+
+    /// The rest of a submission once its first path (if first paths are
+    /// on) was searched: refused when the queue is full, else numbered;
+    /// answered by a complete first path or its error, else queued.
+    fn admit(
+        &mut self,
+        (start, goal): (Vec2, Vec2),
+        filter: &QueryFilter,
+        priority: u8,
+        first: Option<Result<Path, QueryError>>,
+    ) -> Result<(RequestId, Option<Path>), QueryError> {
+        if self.len() >= self.capacity {
+            return Err(QueryError::QueueFull {
+                capacity: self.capacity,
+            });
         }
-        out
+        let id = RequestId(self.next);
+        self.next += 1;
+        let first = match first.transpose()? {
+            Some(path) if path.status() == PathStatus::Complete => return Ok((id, Some(path))),
+            first => first,
+        };
+        let request = Request {
+            start,
+            goal,
+            filter: *filter,
+        };
+        self.enqueue((Reverse(priority), id.0), request);
+        Ok((id, first))
     }
 
     /// Withdraws a request that has not been answered; false if there is none.
@@ -398,10 +393,12 @@ impl PathScheduler {
     /// [`PathScheduler::tick`], also stopping once `deadline` has passed:
     /// a game gives the scheduler what is left of the tick's time for
     /// navigation after its edits and orders. The clock is read before each
-    /// request and between slices of at most [`PathScheduler::TIME_SLICE`] expansions of a
-    /// flat search, so the tick runs past `deadline` by at most one slice, a
-    /// hierarchical attempt or a group search (each bounded in expansions as
-    /// [`PathScheduler::tick`] says). A deadline already past does nothing.
+    /// request (merged ones included) and between slices of at most
+    /// [`PathScheduler::TIME_SLICE`] expansions of a flat search, so the
+    /// tick runs past `deadline` by at most one slice, one hierarchical
+    /// attempt or one group search (each bounded in expansions as
+    /// [`PathScheduler::tick`] says). A deadline already past does nothing:
+    /// a game that never leaves the scheduler time starves its queue.
     pub fn tick_until(&mut self, mesh: &NavMesh, budget: u32, deadline: Instant) -> &[Answer] {
         self.run_tick(mesh, budget, Some(deadline))
     }
@@ -411,18 +408,15 @@ impl PathScheduler {
         self.answers.clear();
         self.last_work = 0;
         let hierarchy = self.query.use_hierarchy && budget >= hierarchy_worst_case(mesh);
-        let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
-        while self.last_work < budget && !out_of_time() {
-            let mut left = budget - self.last_work;
-            if deadline.is_some() {
-                // flat searches in slices, so the clock is read between them
-                let worst = if hierarchy {
-                    hierarchy_worst_case(mesh)
-                } else {
-                    0
-                };
-                left = left.min(Self::TIME_SLICE.max(worst));
-            }
+        self.deadline = deadline;
+        // flat searches in slices under a deadline, the clock read between them
+        let slice = if deadline.is_some() {
+            Self::TIME_SLICE
+        } else {
+            u32::MAX
+        };
+        while self.last_work < budget && !self.out_of_time() {
+            let left = budget - self.last_work;
             let mut flight = match self.in_flight.take() {
                 Some(f) if f.serial == mesh.serial => f,
                 Some(f) => InFlight {
@@ -456,18 +450,17 @@ impl PathScheduler {
             };
             // a group search may have spent some of the tick
             let left = left.min(budget.saturating_sub(self.last_work));
-            let sliced = deadline.is_some() && left < budget.saturating_sub(self.last_work);
             if left == 0 {
                 self.in_flight = Some(flight);
                 break;
             }
-            let slice = match flight.ends {
-                None => self.start(mesh, &flight.request, left, hierarchy),
-                Some(ends) => self.resume(mesh, &ends, &flight.request.filter, left),
+            let outcome = match flight.ends {
+                None => self.start(mesh, &flight.request, (left, slice), hierarchy),
+                Some(ends) => self.resume(mesh, &ends, &flight.request.filter, left.min(slice)),
             };
             self.last_work += self.query.last_expansions.max(1);
             let id = RequestId(flight.key.1);
-            match slice {
+            match outcome {
                 Ok(Slice::Done) => self.answers.push(Answer {
                     id,
                     result: Ok(self.path.clone()),
@@ -479,10 +472,10 @@ impl PathScheduler {
                 Ok(Slice::Pending(ends)) => {
                     flight.ends = Some(ends);
                     self.in_flight = Some(flight);
-                    if !sliced {
-                        break;
+                    if deadline.is_none() {
+                        break; // the budget ran out
                     }
-                    // a time slice ended, not the budget: on, if time is left
+                    // a slice or the budget ran out: the loop's test says which
                 }
                 Ok(Slice::Wait) => {
                     self.in_flight = Some(flight);
@@ -491,6 +484,11 @@ impl PathScheduler {
             }
         }
         &self.answers
+    }
+
+    /// Whether the tick under way has passed its deadline.
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Answers `request` (just taken from the queue) and the waiting
@@ -551,7 +549,7 @@ impl PathScheduler {
     ) -> Merged {
         let mut first = Merged::NoRoom;
         for &k in waiting {
-            if self.last_work >= budget {
+            if self.last_work >= budget || self.out_of_time() {
                 break;
             }
             let r = if k == key { request } else { self.queue[&k] };
@@ -595,7 +593,7 @@ impl PathScheduler {
         &mut self,
         mesh: &NavMesh,
         request: &Request,
-        left: u32,
+        (left, slice): (u32, u32),
         hierarchy: bool,
     ) -> Result<Slice, QueryError> {
         let q = &mut self.query;
@@ -617,7 +615,7 @@ impl PathScheduler {
                 return Ok(Slice::Done);
             }
         }
-        let flat_left = left.saturating_sub(q.last_expansions).max(1);
+        let flat_left = left.saturating_sub(q.last_expansions).min(slice).max(1);
         let done = q.run_flat(
             mesh,
             &ends,

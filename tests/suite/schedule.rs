@@ -102,8 +102,9 @@ fn small_budgets_slice_flat_searches_to_the_same_answers() {
 }
 
 /// Under a deadline far off, `tick_until` answers tick by tick what `tick`
-/// answers (flat searches cut into time slices resume to the same paths);
-/// under a deadline already past it does nothing.
+/// answers, with the budget of the flat search alone (searches cut into
+/// time slices resume to the same paths) and with the hierarchy's; under a
+/// deadline already past it does nothing.
 #[test]
 fn a_deadline_stops_a_tick_and_slices_change_no_answer() {
     let (mesh, scen) = den520d();
