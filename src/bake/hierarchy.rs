@@ -25,6 +25,19 @@ use crate::mesh::hierarchy::{
 use crate::mesh::{NavMesh, Tables};
 use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, LEG};
 
+/// The hierarchy of a mesh a rebuild replaces (a runtime edit), and which
+/// of that mesh's regions the new one kept: a cluster made of the same kept
+/// regions, with the same nav nodes and leg points, gets the same leg
+/// tables (the searches behind them stay inside the cluster), so they are
+/// copied, their crossings renumbered, instead of searched again.
+pub(crate) struct Previous<'a> {
+    pub tables: &'a Tables,
+    pub hierarchy: &'a HierarchyData,
+    /// Per dense region of the old mesh: the same region in the new one,
+    /// `u32::MAX` where the edit changed it (`Succession::regions`).
+    pub regions: &'a [u32],
+}
+
 /// Builds the hierarchy of a baked mesh, or `None` when it would cost more
 /// than its budgets allow (see [`within_budget`]). Designer points off the
 /// mesh are skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the
@@ -32,8 +45,8 @@ use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, Searc
 pub(crate) fn build(
     mesh: &NavMesh,
     designer: &[NavPoint],
-    cluster_size: u32,
-    wide_portal: f32,
+    (cluster_size, wide_portal): (u32, f32),
+    previous: Option<Previous<'_>>,
 ) -> Option<HierarchyData> {
     let started = Instant::now();
     let t = &mesh.tables;
@@ -100,7 +113,7 @@ pub(crate) fn build(
         l2_table: L2Table::default(),
         stats: HierarchyStats::default(),
     };
-    build_leg_tables(t, &mut h, wide_portal);
+    build_leg_tables(t, &mut h, wide_portal, previous.as_ref());
     // fails only over the crossings budget: in a bake every nav node
     // stands on a leg point of each of its clusters
     let cap = crossings_budget(h.region_cluster.len());
@@ -295,12 +308,19 @@ const EXPLORE_BUDGET: u32 = 1 << 22;
 /// Fills the points and leg tables of every cluster: for each nav node, one
 /// exact search over its cluster ([`PortalSearch::explore`]) gives the
 /// shortest path inside the cluster to every leg point, and its route.
-fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
+fn build_leg_tables(
+    t: &Tables,
+    h: &mut HierarchyData,
+    wide_portal: f32,
+    previous: Option<&Previous<'_>>,
+) {
     let clusters = h.cluster_start.len() - 1;
     let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
     for (r, &c) in h.region_cluster.iter().enumerate() {
         regions_of_cluster[c as usize].push(r as u32);
     }
+    let kept = previous.map(|p| Kept::new(p, t.region_keys.len()));
+    let kept = kept.as_ref();
     // clusters are independent: the same tables on any number of threads,
     // appended in cluster order
     let regions = h.region_cluster.len();
@@ -310,7 +330,7 @@ fn build_leg_tables(t: &Tables, h: &mut HierarchyData, wide_portal: f32) {
             t,
             shared,
             (c as u32, &regions_of_cluster[c]),
-            wide_portal,
+            (wide_portal, kept),
             s,
         )
     };
@@ -350,6 +370,140 @@ struct ClusterLegs {
     steps: Vec<[u32; 2]>,
 }
 
+/// What a rebuild can take from the hierarchy it replaces ([`Previous`]),
+/// with the look-ups [`Kept::legs`] needs.
+struct Kept<'a> {
+    previous: &'a Previous<'a>,
+    /// Per dense region of the new mesh: the same region in the old one,
+    /// `u32::MAX` for a new region.
+    old_of: Vec<u32>,
+    /// Regions per old cluster.
+    old_cluster_len: Vec<u32>,
+}
+
+impl<'a> Kept<'a> {
+    fn new(previous: &'a Previous<'a>, regions: usize) -> Kept<'a> {
+        let mut old_of = vec![u32::MAX; regions];
+        for (old, &new) in previous.regions.iter().enumerate() {
+            if let Some(slot) = old_of.get_mut(new as usize) {
+                *slot = old as u32;
+            }
+        }
+        let oh = previous.hierarchy;
+        let mut old_cluster_len = vec![0u32; oh.cluster_start.len().saturating_sub(1)];
+        for &c in &oh.region_cluster {
+            if let Some(n) = old_cluster_len.get_mut(c as usize) {
+                *n += 1;
+            }
+        }
+        Kept {
+            previous,
+            old_of,
+            old_cluster_len,
+        }
+    }
+
+    /// The old leg tables of cluster `c` (its `regions`, its leg `points`
+    /// as built for it) when the old hierarchy had a cluster of exactly
+    /// these regions, all kept, with the same nav nodes (place, kind, the
+    /// region a search from it starts in) and the same leg points, in the
+    /// same order: every search behind the tables stays in the cluster, so
+    /// they come out the same but for the crossings' numbers, renumbered
+    /// here. `None` when anything differs.
+    fn legs(
+        &self,
+        t: &Tables,
+        h: &HierarchyData,
+        (c, regions): (u32, &[u32]),
+        points: &[LegPoint],
+    ) -> Option<ClusterLegs> {
+        let oh = self.previous.hierarchy;
+        let old = |r: u32| {
+            self.old_of
+                .get(r as usize)
+                .copied()
+                .filter(|&o| o != u32::MAX)
+        };
+        let oc = *oh.region_cluster.get(old(*regions.first()?)? as usize)?;
+        if *self.old_cluster_len.get(oc as usize)? as usize != regions.len() {
+            return None;
+        }
+        for &r in regions {
+            if oh.region_cluster.get(old(r)? as usize) != Some(&oc) {
+                return None;
+            }
+        }
+        let same_place =
+            |a: Vec2, b: Vec2| a.x.to_bits() == b.x.to_bits() && a.y.to_bits() == b.y.to_bits();
+        let (nodes, old_nodes) = (h.nodes_of(c), oh.nodes_of(oc));
+        if nodes.len() != old_nodes.len() {
+            return None;
+        }
+        for (&n, &o) in nodes.iter().zip(old_nodes) {
+            let (a, b) = (&h.nodes[n as usize], oh.nodes.get(o as usize)?);
+            let from = a.regions[usize::from(a.clusters[0] != c)];
+            let old_from = b.regions[usize::from(b.clusters[0] != oc)];
+            let kind = match (a.kind, b.kind) {
+                (NavPointKind::Boundary { .. }, NavPointKind::Boundary { .. }) => true,
+                (NavPointKind::Designer { index: i }, NavPointKind::Designer { index: j }) => {
+                    i == j
+                }
+                _ => false,
+            };
+            if !kind || !same_place(a.at, b.at) || old(from) != Some(old_from) {
+                return None;
+            }
+        }
+        let old_points = oh.points_of(oc);
+        if points.len() != old_points.len() {
+            return None;
+        }
+        for (a, b) in points.iter().zip(old_points) {
+            if !same_place(a.at, b.at)
+                || old(a.region) != Some(b.region)
+                || a.portal.is_some() != b.portal.is_some()
+            {
+                return None;
+            }
+        }
+        let c = oc as usize;
+        let steps = oh
+            .leg_steps
+            .get(*oh.step_start.get(c)? as usize..*oh.step_start.get(c + 1)? as usize)?
+            .iter()
+            .map(|&[step, x]| Some([step, self.crossing(t, x)?]))
+            .collect::<Option<Vec<_>>>()?;
+        let entries = *oh.leg_start.get(c)? as usize..*oh.leg_start.get(c + 1)? as usize;
+        Some(ClusterLegs {
+            points: points.to_vec(),
+            cost: oh.leg_cost.get(entries.clone())?.to_vec(),
+            route: oh.leg_route.get(entries)?.to_vec(),
+            steps,
+        })
+    }
+
+    /// The new mesh's crossing for the old mesh's crossing `x`: the same
+    /// move between two kept regions, through the portal with the same ends.
+    fn crossing(&self, t: &Tables, x: u32) -> Option<u32> {
+        let ot = self.previous.tables;
+        let new = |r: u32| {
+            self.previous
+                .regions
+                .get(r as usize)
+                .copied()
+                .filter(|&n| n != u32::MAX)
+        };
+        let ends = *ot.portal_ends.get((x / 2) as usize)?;
+        let (from, into) = (new(ot.entered(x ^ 1))?, new(ot.entered(x))?);
+        t.portals_of(from).iter().find_map(|&p| {
+            let (crossing, entered) = t.crossing_out_of(p, from)?;
+            let [l, r] = t.portal_ends[p as usize];
+            let same = (l == ends[0] && r == ends[1]) || (l == ends[1] && r == ends[0]);
+            (entered == into && same).then_some(crossing)
+        })
+    }
+}
+
 /// Scratch space of [`cluster_legs`], one per thread.
 struct LegScratch {
     search: PortalSearch,
@@ -379,7 +533,7 @@ fn cluster_legs(
     t: &Tables,
     h: &HierarchyData,
     (c, regions): (u32, &[u32]),
-    wide_portal: f32,
+    (wide_portal, kept): (f32, Option<&Kept<'_>>),
     s: &mut LegScratch,
 ) -> ClusterLegs {
     let LegScratch {
@@ -430,6 +584,9 @@ fn cluster_legs(
             });
             touching[local_region[node.regions[0] as usize] as usize].push(i);
         }
+    }
+    if let Some(legs) = kept.and_then(|k| k.legs(t, h, (c, regions), &points)) {
+        return legs;
     }
     let nodes = h.nodes_of(c);
     let mut legs = ClusterLegs {

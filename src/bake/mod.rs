@@ -25,7 +25,9 @@ pub use triangulate::TriangleSoup;
 use crate::error::BakeError;
 use crate::fxmap::FxHashMap;
 use crate::level::Level;
-use crate::mesh::{AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId};
+use crate::mesh::{
+    AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId, Succession,
+};
 
 /// How to bake a level.
 #[derive(Debug, Clone, PartialEq)]
@@ -252,29 +254,46 @@ impl NavMesh {
         // from the outline, not the regions, so validate()'s area check compares
         // the merge's output with its input
         data.stats.walkable_area = outline.walkable_area();
-        finish(data, level, config, radius, started)
+        finish(data, level, config, (radius, started), None)
     }
 }
 
+/// A rebuild replacing a mesh (a runtime edit): the old mesh, and how to
+/// tell which of its regions the new one kept.
+struct Replacing<'a> {
+    old: &'a NavMesh,
+    succession: &'a dyn Fn(&NavMesh) -> Succession,
+}
+
 /// The last steps of every bake: the level's name and nav points, the search
-/// tables, the hierarchy when asked for, and the bake time.
+/// tables, the hierarchy when asked for, and the bake time. A rebuild that
+/// replaces a mesh records what it kept of it (`NavMesh::succession`), and
+/// the hierarchy takes the leg tables of the clusters it kept.
 fn finish(
     mut data: MeshData,
     level: &Level,
     config: &BakeConfig,
-    radius: f32,
-    started: Instant,
+    (radius, started): (f32, Instant),
+    replacing: Option<Replacing<'_>>,
 ) -> Result<NavMesh, BakeError> {
     data.name = level.name.clone();
     data.agent_radius = radius;
     data.nav_points = level.nav_points.clone();
     let mut mesh = NavMesh::from_data(data);
+    let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
     if config.corridors {
+        let previous = succession.as_ref().and_then(|(old, kept)| {
+            Some(hierarchy::Previous {
+                tables: &old.tables,
+                hierarchy: old.data.hierarchy.as_ref()?,
+                regions: &kept.regions,
+            })
+        });
         let h = hierarchy::build(
             &mesh,
             &level.nav_points,
-            config.cluster_size,
-            config.wide_portal,
+            (config.cluster_size, config.wide_portal),
+            previous,
         );
         // a level with nav points asked for their cached corridors: it keeps
         // them; any other keeps a hierarchy within a multiple of the bytes of
@@ -290,6 +309,7 @@ fn finish(
         let h = h.filter(|h| asked || within(h));
         mesh.set_hierarchy(h);
     }
+    mesh.succession = succession.map(|(_, kept)| kept);
     mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(mesh)
 }

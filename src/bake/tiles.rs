@@ -28,7 +28,7 @@ use slotmap::SlotMap;
 
 use super::merge::{self, MergedPolygon};
 use super::outline::{as_points, counter_clockwise, Contours, Grid};
-use super::{assemble, finish, triangulate, AssemblyScratch, BakeConfig};
+use super::{assemble, finish, triangulate, AssemblyScratch, BakeConfig, Replacing};
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
@@ -478,7 +478,14 @@ impl TileCache {
             .map(|t| bake_tile(grid, t, &[]))
             .collect::<Result<Vec<_>, _>>()?;
         let mut scratch = MeshScratch::default();
-        let mesh = build_mesh(level, config, &tiling, &tiles, areas.clone(), &mut scratch)?;
+        let mesh = build_mesh(
+            level,
+            config,
+            (&tiling, &tiles),
+            areas.clone(),
+            &mut scratch,
+            None,
+        )?;
         Ok(TileCache {
             level: level.clone(),
             config: config.clone(),
@@ -699,13 +706,19 @@ impl TileCache {
             .zip(rebaked)
             .map(|(&t, new)| std::mem::replace(&mut self.tiles[t], new))
             .collect();
-        let mut mesh = match build_mesh(
+        let (before, tiles) = (&*self.mesh, &self.tiles);
+        let kept = |after: &NavMesh| succession(before, after, tiles, (&dirty, &old));
+        let replacing = Replacing {
+            old: before,
+            succession: &kept,
+        };
+        let mesh = match build_mesh(
             &self.level,
             &self.config,
-            &self.tiling,
-            &self.tiles,
+            (&self.tiling, &self.tiles),
             self.areas.clone(),
             &mut self.scratch,
+            Some(replacing),
         ) {
             Ok(mesh) => mesh,
             Err(e) => {
@@ -715,7 +728,6 @@ impl TileCache {
                 return Err(e.into());
             }
         };
-        mesh.succession = Some(succession(&self.mesh, &mesh, &self.tiles, (&dirty, &old)));
         let replaced = std::mem::replace(&mut self.mesh, Arc::new(mesh));
         self.release(replaced);
         self.generation += 1;
@@ -794,10 +806,10 @@ const ON_BORDER: u32 = 1 << 31;
 fn build_mesh(
     level: &Level,
     config: &BakeConfig,
-    tiling: &Tiling,
-    tiles: &[TileMesh],
+    (tiling, tiles): (&Tiling, &[TileMesh]),
     areas: Vec<AreaKind>,
     scratch: &mut MeshScratch,
+    replacing: Option<Replacing<'_>>,
 ) -> Result<NavMesh, BakeError> {
     let started = std::time::Instant::now();
     let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
@@ -873,7 +885,7 @@ fn build_mesh(
     if data.regions.is_empty() {
         return Err(BakeError::NothingWalkable { radius: 0.0 });
     }
-    finish(data, level, config, 0.0, started)
+    finish(data, level, config, (0.0, started), replacing)
 }
 
 /// Splits every polygon edge that runs along a border between tiles at the
