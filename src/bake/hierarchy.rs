@@ -136,7 +136,8 @@ pub(crate) fn build(
         corridors: h.corridors.len() as u32,
         crossings: h.crossings.len() as u32,
         leg_entries: h.leg_cost.len() as u32,
-        bytes: postcard::to_allocvec(&h).map_or(0, |b| b.len() as u64),
+        bytes: postcard::serialize_with_flavor(&h, postcard::ser_flavors::Size::default())
+            .map_or(0, |n| n as u64),
         all_pairs_table: h.has_table(),
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
