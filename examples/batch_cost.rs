@@ -28,6 +28,33 @@ fn median_of_7(mut run: impl FnMut()) -> f64 {
     times[3]
 }
 
+/// Median ms of 7 rounds of `starts` sent to `goal` one by one and as one
+/// group move, taking turns.
+fn group_against_alone(
+    query: &mut NavQuery,
+    mesh: &NavMesh,
+    starts: &[glam::Vec2],
+    goal: glam::Vec2,
+) -> (f64, f64) {
+    let filter = QueryFilter::default();
+    let mut path = portalnav::Path::default();
+    let (mut alone, mut group) = (Vec::new(), Vec::new());
+    for _ in 0..7 {
+        let t = Instant::now();
+        for &a in starts {
+            let _ = query.find_path_into(mesh, a, goal, &filter, &mut path);
+        }
+        alone.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        let paths = query.find_paths_to(mesh, starts, goal, &filter);
+        group.push(t.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(paths.len(), starts.len());
+    }
+    alone.sort_by(f64::total_cmp);
+    group.sort_by(f64::total_cmp);
+    (alone[3], group[3])
+}
+
 fn main() {
     let map = std::env::args()
         .nth(1)
@@ -79,26 +106,12 @@ fn main() {
 
     let goal = scen.last().expect("a scenario").goal_point();
     let starts: Vec<_> = scen.iter().take(1000).map(|s| s.start_point()).collect();
-    let (mut alone, mut group) = (Vec::new(), Vec::new());
-    for _ in 0..7 {
-        let t = Instant::now();
-        for &a in &starts {
-            let _ = query.find_path_into(&mesh, a, goal, &filter, &mut path);
-        }
-        alone.push(t.elapsed().as_secs_f64() * 1e3);
-        let t = Instant::now();
-        let paths = query.find_paths_to(&mesh, &starts, goal, &filter);
-        group.push(t.elapsed().as_secs_f64() * 1e3);
-        assert_eq!(paths.len(), starts.len());
-    }
-    alone.sort_by(f64::total_cmp);
-    group.sort_by(f64::total_cmp);
+    let (alone, group) = group_against_alone(&mut query, &mesh, &starts, goal);
     println!(
-        "{map}: {} units to one goal, one by one {:.1} ms, group move {:.1} ms ({:.2}x), median of 7",
+        "{map}: {} units to one goal, one by one {alone:.1} ms, group move {group:.1} ms \
+         ({:.2}x), median of 7",
         starts.len(),
-        alone[3],
-        group[3],
-        alone[3] / group[3]
+        alone / group
     );
 
     // an army standing together (the 1,000 free cell centres nearest the
@@ -115,28 +128,13 @@ fn main() {
         .collect();
     army.sort_by(|a, b| a.distance(base).total_cmp(&b.distance(base)));
     army.truncate(1000);
-    let (mut alone, mut group) = (Vec::new(), Vec::new());
-    for _ in 0..7 {
-        let t = Instant::now();
-        for &a in &army {
-            let _ = query.find_path_into(&mesh, a, goal, &filter, &mut path);
-        }
-        alone.push(t.elapsed().as_secs_f64() * 1e3);
-        let t = Instant::now();
-        let paths = query.find_paths_to(&mesh, &army, goal, &filter);
-        group.push(t.elapsed().as_secs_f64() * 1e3);
-        assert_eq!(paths.len(), army.len());
-    }
-    alone.sort_by(f64::total_cmp);
-    group.sort_by(f64::total_cmp);
+    let (alone, group) = group_against_alone(&mut query, &mesh, &army, goal);
     println!(
         "{map}: an army of {} units standing together to the same goal ({:.0} away), one by one \
-         {:.1} ms, group move {:.1} ms ({:.2}x), median of 7",
+         {alone:.1} ms, group move {group:.1} ms ({:.2}x), median of 7",
         army.len(),
         base.distance(goal),
-        alone[3],
-        group[3],
-        alone[3] / group[3]
+        alone / group
     );
 
     let mut slots = Vec::new();
