@@ -442,8 +442,7 @@ impl<'a> Kept<'a> {
         }
         for (&n, &o) in nodes.iter().zip(old_nodes) {
             let (a, b) = (&h.nodes[n as usize], oh.nodes.get(o as usize)?);
-            let from = a.regions[usize::from(a.clusters[0] != c)];
-            let old_from = b.regions[usize::from(b.clusters[0] != oc)];
+            let (from, old_from) = (a.region_in(c), b.region_in(oc));
             let kind = match (a.kind, b.kind) {
                 (NavPointKind::Boundary { .. }, NavPointKind::Boundary { .. }) => true,
                 (NavPointKind::Designer { index: i }, NavPointKind::Designer { index: j }) => {
@@ -598,7 +597,7 @@ fn cluster_legs(
     };
     for (k, &n) in nodes.iter().enumerate() {
         let node = &h.nodes[n as usize];
-        let from = node.regions[usize::from(node.clusters[0] != c)];
+        let from = node.region_in(c);
         search.explore(t, (node.at, from), (&h.region_cluster, c), EXPLORE_BUDGET);
         // each point's cost: the least over the states of the regions it touches
         best.clear();

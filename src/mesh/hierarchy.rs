@@ -101,6 +101,15 @@ pub struct NavNode {
     pub regions: [u32; 2],
 }
 
+impl NavNode {
+    /// Its region on cluster `c`'s side (the second side unless `c` is the
+    /// first).
+    #[inline]
+    pub(crate) fn region_in(&self, c: u32) -> u32 {
+        self.regions[usize::from(self.clusters[0] != c)]
+    }
+}
+
 /// A cached corridor: an edge of the L2 graph.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Corridor {
@@ -586,10 +595,7 @@ impl HierarchyData {
         mut region: u32,
         out: &mut Vec<u32>,
     ) -> Option<u32> {
-        let target = {
-            let node = &self.nodes[self.nodes_of(c)[k] as usize];
-            node.regions[usize::from(node.clusters[0] != c)]
-        };
+        let target = self.nodes[self.nodes_of(c)[k] as usize].region_in(c);
         let entry = self.leg_entry(c, from, k);
         if !self.leg_cost[entry].is_finite() {
             return None;
@@ -773,10 +779,9 @@ impl HierarchyData {
 
 /// The local point nav node `node` stands on in cluster `c`.
 fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> Option<usize> {
-    let side = usize::from(node.clusters[0] != c);
     points.iter().position(|p| match node.kind {
         NavPointKind::Boundary { portal } => {
-            p.portal == Some(portal) && p.region == node.regions[side] && p.at == node.at
+            p.portal == Some(portal) && p.region == node.region_in(c) && p.at == node.at
         }
         NavPointKind::Designer { .. } => p.portal.is_none() && p.at == node.at,
     })
