@@ -150,6 +150,19 @@ pub enum QueryError {
     /// mesh's regions (it was found on another mesh, or is empty).
     #[error("the path does not run over this mesh's regions (found on another mesh?)")]
     StalePath,
+    /// The point is not where a unit of this mesh's radius fits: closer than
+    /// the radius to a wall, or off walkable space, and no fitting point lies
+    /// within the filter's snap distance (a mesh from
+    /// [`crate::NavMesh::for_radius`]).
+    #[error("{which} point {point} has no room for a unit of radius {radius} (too close to a wall, or off the mesh)")]
+    NoRoom {
+        /// `start`, `goal` or `point`.
+        which: &'static str,
+        /// The point as given.
+        point: Vec2,
+        /// The unit's radius, world units.
+        radius: f32,
+    },
     /// Arrival slots were asked for with a spacing that is not finite, not
     /// positive, or too small to keep points apart at the target's
     /// coordinates.
@@ -211,6 +224,48 @@ pub enum FileError {
     /// The body decodes but the mesh fails [`crate::NavMesh::validate`].
     #[error("baked file holds an invalid mesh")]
     Invalid(#[from] crate::ValidationError),
+}
+
+/// A mesh for an agent size could not be given ([`crate::NavMesh::for_radius`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RadiusError {
+    /// The radius is NaN, infinite or negative.
+    #[error("agent radius {radius} is not a finite number >= 0")]
+    Invalid {
+        /// The radius as given.
+        radius: f32,
+    },
+    /// The radius is below the one the mesh was baked for: its walls are
+    /// already pushed out further than such a unit needs.
+    #[error("agent radius {radius} is below the radius {baked} this mesh was baked for")]
+    BelowBaked {
+        /// The radius as given.
+        radius: f32,
+        /// [`crate::NavMesh::agent_radius`].
+        baked: f32,
+    },
+    /// The radius is above what the mesh was baked to serve.
+    #[error("agent radius {radius} is above this mesh's maximum {max} (bake with a larger max radius)")]
+    AboveMaximum {
+        /// The radius as given.
+        radius: f32,
+        /// [`crate::NavMesh::max_radius`].
+        max: f32,
+    },
+    /// The mesh's level has no agent class of this name.
+    #[error("no agent class named {0:?} in this mesh")]
+    UnknownAgent(String),
+    /// Deriving the mesh for the radius failed; [`BakeError::NothingWalkable`]
+    /// when no spot of the level has room for such a unit.
+    #[error("no mesh for agent radius {radius}")]
+    Bake {
+        /// The radius as given.
+        radius: f32,
+        /// Why.
+        #[source]
+        error: BakeError,
+    },
 }
 
 /// Why a runtime edit of a [`crate::TileCache`] was refused; the mesh is left

@@ -21,14 +21,14 @@ mod search;
 
 pub use bake::{
     BakeConfig, Edit, ObstacleId, TileCache, TriangleSoup, DEFAULT_CLUSTER_SIZE,
-    DEFAULT_WIDE_PORTAL,
+    DEFAULT_WIDE_PORTAL, MAX_DERIVED_RADII,
 };
-pub use error::{BakeError, EditError, FileError, LevelError, QueryError};
+pub use error::{BakeError, EditError, FileError, LevelError, QueryError, RadiusError};
 pub use io::{write_atomically, FORMAT_VERSION};
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
 pub use mesh::{
     AreaKind, BakeStats, HierarchyError, HierarchyStats, NavMesh, NavNode, NavPointKind, Portal,
-    PortalId, Region, RegionId, ValidationError,
+    PortalId, Region, RegionId, SizedMesh, ValidationError,
 };
 pub use query::{
     Answer, BatchQuery, FollowEvent, NavQuery, Path, PathFollower, PathScheduler, PathStatus,

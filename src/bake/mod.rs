@@ -9,6 +9,7 @@
 mod hierarchy;
 mod merge;
 mod outline;
+mod sized;
 mod tiles;
 mod triangulate;
 
@@ -19,6 +20,7 @@ use petgraph::unionfind::UnionFind;
 use slotmap::SlotMap;
 
 pub use outline::MAX_CROSSINGS;
+pub use sized::MAX_DERIVED_RADII;
 pub use tiles::{Edit, ObstacleId, TileCache, MAX_TILES};
 pub use triangulate::TriangleSoup;
 
@@ -73,6 +75,10 @@ pub struct BakeConfig {
     /// regions and slower queries (figures in BENCHMARKS.md). `None` bakes
     /// the level whole. Tiles need an agent radius of 0.
     pub tile_size: Option<f32>,
+    /// Largest agent radius the baked mesh serves ([`NavMesh::for_radius`]),
+    /// world units, at least the mesh's own radius. `None`: the level's
+    /// largest agent class (0 on a grid map, which has none).
+    pub max_radius: Option<f32>,
 }
 
 /// Default [`BakeConfig::max_hierarchy_ratio`].
@@ -95,6 +101,7 @@ impl Default for BakeConfig {
             wide_portal: DEFAULT_WIDE_PORTAL,
             max_hierarchy_ratio: DEFAULT_MAX_HIERARCHY_RATIO,
             tile_size: None,
+            max_radius: None,
         }
     }
 }
@@ -157,6 +164,23 @@ impl BakeConfig {
         }
         Ok(radius)
     }
+
+    /// The largest radius the mesh baked for `radius` will serve.
+    fn max_radius_for(&self, level: &Level, radius: f32) -> Result<f32, BakeError> {
+        let classes = level.agents.iter().map(|a| a.radius);
+        let max = self
+            .max_radius
+            .unwrap_or_else(|| classes.fold(radius, f32::max));
+        if !(max.is_finite() && max >= radius) {
+            return Err(BakeError::Config {
+                field: "max_radius",
+                reason: format!(
+                    "must be a finite number at least the agent radius {radius}, found {max}"
+                ),
+            });
+        }
+        Ok(max)
+    }
 }
 
 /// Triangulates a level's walkable space exactly as the bake does, before merging.
@@ -176,6 +200,7 @@ fn resolve_outline(
 ) -> Result<(f32, outline::Outline), BakeError> {
     level.validate()?;
     let radius = config.radius_for(level)?;
+    config.max_radius_for(level, radius)?;
     config.check_hierarchy()?;
     Ok((radius, outline::resolve(level, radius)?))
 }
@@ -254,6 +279,7 @@ impl NavMesh {
         // from the outline, not the regions, so validate()'s area check compares
         // the merge's output with its input
         data.stats.walkable_area = outline.walkable_area();
+        data.snap_scale = outline::level_grid(level).scale;
         finish(data, level, config, (radius, started), None)
     }
 }
@@ -278,6 +304,8 @@ fn finish(
 ) -> Result<NavMesh, BakeError> {
     data.name = level.name.clone();
     data.agent_radius = radius;
+    data.max_radius = config.max_radius_for(level, radius)?;
+    data.agents = level.agents.clone();
     data.nav_points = level.nav_points.clone();
     let mut mesh = NavMesh::from_data(data);
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
@@ -437,6 +465,9 @@ fn assemble(
     MeshData {
         name: String::new(),
         agent_radius: 0.0,
+        max_radius: 0.0,
+        agents: Vec::new(),
+        snap_scale: 1.0,
         regions,
         portals,
         areas,

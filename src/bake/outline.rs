@@ -103,6 +103,28 @@ impl Grid {
         }
     }
 
+    /// `shapes` with their walls pushed out by `radius` (world units, >= 0;
+    /// see [`erosion`]), on this grid.
+    pub(crate) fn erode(self, shapes: Shapes, radius: f32) -> Shapes {
+        if radius <= 0.0 || shapes.is_empty() {
+            return shapes;
+        }
+        let (distance, step) = erosion(f64::from(radius));
+        let style = OutlineStyle::new(-distance).line_join(LineJoin::Round(step));
+        // the offset picks its own integer grid: bring the result back to ours
+        let eroded: Contours = shapes.outline(&style).into_iter().flatten().collect();
+        self.overlay(&eroded, &[], OverlayRule::Subject, FillRule::NonZero)
+    }
+
+    /// The grid of `scale` steps per world unit (a power of two, as
+    /// [`Grid::new`] chooses), holding every coordinate it can.
+    pub(crate) fn with_scale(scale: f64) -> Grid {
+        Grid {
+            extent: 2f64.powi(23) / scale,
+            scale,
+        }
+    }
+
     pub(crate) fn new(extent: f64) -> Grid {
         let extent = extent.max(1.0);
         let e = 22 - extent.log2().floor() as i32;
@@ -201,23 +223,8 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
         .chain(impassable.map(|a| &a.polygon))
         .map(|c| as_points(&counter_clockwise(c)))
         .collect();
-    let extent = level
-        .walkable
-        .iter()
-        .chain(&level.obstacles)
-        .chain(level.areas.iter().map(|a| &a.polygon))
-        .flatten()
-        .map(|v| f64::from(v.x.abs().max(v.y.abs())))
-        .fold(0.0, f64::max);
-    let grid = Grid::new(extent);
-    let mut shapes = grid.subtract(&subject, &clip);
-    if radius > 0.0 {
-        let (distance, step) = erosion(f64::from(radius));
-        let style = OutlineStyle::new(-distance).line_join(LineJoin::Round(step));
-        // the offset picks its own integer grid: bring the result back to ours
-        let eroded: Contours = shapes.outline(&style).into_iter().flatten().collect();
-        shapes = grid.overlay(&eroded, &[], OverlayRule::Subject, FillRule::NonZero);
-    }
+    let grid = level_grid(level);
+    let shapes = grid.erode(grid.subtract(&subject, &clip), radius);
     if shapes.is_empty() {
         return Err(BakeError::NothingWalkable { radius });
     }
@@ -230,6 +237,20 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
         shapes,
         costed.map(|(i, a)| (i, contours_of(std::slice::from_ref(&a.polygon)))),
     ))
+}
+
+/// The snapping grid of a level baked whole: fine enough for its largest
+/// coordinate, of walkable contours, obstacles and areas alike.
+pub(crate) fn level_grid(level: &Level) -> Grid {
+    let extent = level
+        .walkable
+        .iter()
+        .chain(&level.obstacles)
+        .chain(level.areas.iter().map(|a| &a.polygon))
+        .flatten()
+        .map(|v| f64::from(v.x.abs().max(v.y.abs())))
+        .fold(0.0, f64::max);
+    Grid::new(extent)
 }
 
 /// How far walls are pushed out for an agent of `radius` (world units),

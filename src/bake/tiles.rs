@@ -397,6 +397,7 @@ impl TileCache {
         super::outline::check_crossings(level)?;
         config.check_hierarchy()?;
         let radius = config.radius_for(level)?;
+        config.max_radius_for(level, radius)?;
         if radius != 0.0 {
             return Err(BakeError::Config {
                 field: "agent_radius",
@@ -481,7 +482,7 @@ impl TileCache {
         let mesh = build_mesh(
             level,
             config,
-            (&tiling, &tiles),
+            (&tiling, &tiles, grid),
             areas.clone(),
             &mut scratch,
             None,
@@ -715,7 +716,7 @@ impl TileCache {
         let mesh = match build_mesh(
             &self.level,
             &self.config,
-            (&self.tiling, &self.tiles),
+            (&self.tiling, &self.tiles, self.grid),
             self.areas.clone(),
             &mut self.scratch,
             Some(replacing),
@@ -806,7 +807,7 @@ const ON_BORDER: u32 = 1 << 31;
 fn build_mesh(
     level: &Level,
     config: &BakeConfig,
-    (tiling, tiles): (&Tiling, &[TileMesh]),
+    (tiling, tiles, grid): (&Tiling, &[TileMesh], Grid),
     areas: Vec<AreaKind>,
     scratch: &mut MeshScratch,
     replacing: Option<Replacing<'_>>,
@@ -882,6 +883,7 @@ fn build_mesh(
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
     data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();
+    data.snap_scale = grid.scale;
     if data.regions.is_empty() {
         return Err(BakeError::NothingWalkable { radius: 0.0 });
     }

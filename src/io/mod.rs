@@ -19,7 +19,7 @@ use crate::mesh::{MeshData, NavMesh};
 
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.

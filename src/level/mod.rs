@@ -66,7 +66,7 @@ pub struct NavPoint {
 }
 
 /// A class of units that share a radius.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AgentClass {
     /// Unique name.
     pub name: String,

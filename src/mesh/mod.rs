@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use slotmap::{new_key_type, SlotMap};
 
 use crate::geometry::Aabb;
-use crate::level::NavPoint;
+use crate::level::{AgentClass, NavPoint};
 pub(crate) use locator::Locator;
 
 new_key_type! {
@@ -163,6 +163,13 @@ pub struct BakeStats {
 pub(crate) struct MeshData {
     pub name: String,
     pub agent_radius: f32,
+    /// Largest radius [`NavMesh::for_radius`] serves (at least `agent_radius`).
+    pub max_radius: f32,
+    /// The level's agent classes, for [`NavMesh::for_agent`].
+    pub agents: Vec<AgentClass>,
+    /// Steps per world unit of the grid the bake snapped every point to (a
+    /// power of two): [`NavMesh::for_radius`] erodes on the same grid.
+    pub snap_scale: f64,
     pub regions: SlotMap<RegionId, Region>,
     pub portals: SlotMap<PortalId, Portal>,
     pub areas: Vec<AreaKind>,
@@ -251,6 +258,42 @@ pub struct NavMesh {
     /// the older mesh's regions this one kept unchanged, so a follower can
     /// keep its corridor without walking its path again.
     pub(crate) succession: Option<Succession>,
+    /// Meshes for wider agents derived from this one ([`NavMesh::for_radius`]).
+    pub(crate) sized: SizedCache,
+}
+
+/// A mesh for one agent radius ([`NavMesh::for_radius`]): the mesh asked,
+/// when it was baked for that radius, or one derived from it. It derefs to
+/// the [`NavMesh`] to query.
+#[derive(Debug, Clone)]
+pub enum SizedMesh<'a> {
+    /// The mesh itself.
+    Baked(&'a NavMesh),
+    /// A mesh derived from it for a larger radius, shared with its cache.
+    Derived(std::sync::Arc<NavMesh>),
+}
+
+impl std::ops::Deref for SizedMesh<'_> {
+    type Target = NavMesh;
+
+    fn deref(&self) -> &NavMesh {
+        match self {
+            SizedMesh::Baked(mesh) => mesh,
+            SizedMesh::Derived(mesh) => mesh,
+        }
+    }
+}
+
+/// The meshes [`NavMesh::for_radius`] derived, by radius (its bits), oldest
+/// first. A clone of a mesh starts with none: they are derived again on
+/// demand rather than shared between meshes that may be edited apart.
+#[derive(Debug, Default)]
+pub(crate) struct SizedCache(pub std::sync::Mutex<Vec<(u32, std::sync::Arc<NavMesh>)>>);
+
+impl Clone for SizedCache {
+    fn clone(&self) -> Self {
+        SizedCache::default()
+    }
 }
 
 /// How a mesh took over from the one an edit replaced
@@ -285,6 +328,7 @@ impl NavMesh {
             hier: hierarchy::HierarchyTables::default(),
             serial: 0,
             succession: None,
+            sized: SizedCache::default(),
         };
         mesh.set_hierarchy(hierarchy);
         mesh
@@ -355,6 +399,20 @@ impl NavMesh {
     #[must_use]
     pub fn agent_radius(&self) -> f32 {
         self.data.agent_radius
+    }
+
+    /// Largest agent radius [`NavMesh::for_radius`] serves from this mesh,
+    /// world units ([`crate::BakeConfig::max_radius`]).
+    #[must_use]
+    pub fn max_radius(&self) -> f32 {
+        self.data.max_radius
+    }
+
+    /// The agent classes of the level it was baked from, for
+    /// [`NavMesh::for_agent`].
+    #[must_use]
+    pub fn agents(&self) -> &[AgentClass] {
+        &self.data.agents
     }
 
     /// Number of regions.

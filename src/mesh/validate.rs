@@ -1,6 +1,7 @@
 //! [`NavMesh::validate`]: every invariant the runtime relies on.
 
 use std::collections::HashMap;
+use glam::Vec2;
 
 use super::NavMesh;
 use crate::geometry;
@@ -38,6 +39,9 @@ pub enum ValidationError {
         /// The walkable area recorded by the bake.
         expected: f64,
     },
+    /// The radii the mesh serves, or its snapping grid, are out of range.
+    #[error("agent sizes: {0}")]
+    Sizes(String),
     /// The derived search tables do not match the regions and portals.
     #[error("the search tables do not match the regions and portals")]
     Tables,
@@ -64,6 +68,35 @@ impl HierarchyError {
             reason: reason.into(),
         }
     }
+}
+
+/// Most grid steps from the origin to a corner (the bake's grid holds
+/// 2^23; an erosion for a wider agent needs them in i_overlay's integers).
+const MAX_GRID_STEPS: f64 = 8_388_608.0;
+
+/// The radii and the snapping grid: a radius range the derivation can
+/// serve, agent classes inside it, and a grid of a power-of-two step.
+fn check_sizes(data: &super::MeshData) -> Result<(), ValidationError> {
+    let (baked, max) = (data.agent_radius, data.max_radius);
+    if !(baked.is_finite() && baked >= 0.0 && max.is_finite() && max >= baked) {
+        return Err(ValidationError::Sizes(format!(
+            "agent radius {baked} and max radius {max} are not finite with 0 <= radius <= max"
+        )));
+    }
+    if let Some(a) = data.agents.iter().find(|a| !(a.radius.is_finite() && a.radius >= 0.0)) {
+        return Err(ValidationError::Sizes(format!(
+            "agent class {:?} has radius {}",
+            a.name, a.radius
+        )));
+    }
+    let scale = data.snap_scale;
+    let exponent = scale.log2();
+    if !(exponent.is_finite() && exponent.fract() == 0.0 && (-64.0..=64.0).contains(&exponent)) {
+        return Err(ValidationError::Sizes(format!(
+            "snapping grid of {scale} steps per unit is not a power of two within 2^-64..=2^64"
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn region_error(index: usize, reason: impl Into<String>) -> ValidationError {
@@ -93,6 +126,13 @@ impl NavMesh {
     /// The first broken invariant, described.
     pub fn validate(&self) -> Result<(), ValidationError> {
         let data = &self.data;
+        check_sizes(data)?;
+        // every corner lies on the snapping grid, inside what it holds
+        let scale = data.snap_scale;
+        let on_grid = |v: Vec2| {
+            let (x, y) = (f64::from(v.x) * scale, f64::from(v.y) * scale);
+            x.fract() == 0.0 && y.fract() == 0.0 && x.abs().max(y.abs()) <= MAX_GRID_STEPS
+        };
         let mut total_area = 0.0f64;
         // per portal (dense index): how often each of its two regions lists it
         let mut appearances = vec![[0u32; 2]; data.portals.len()];
@@ -112,6 +152,12 @@ impl NavMesh {
             }
             if region.vertices.iter().any(|v| !v.is_finite()) {
                 return Err(region_error(i, "has a non-finite vertex"));
+            }
+            if let Some(k) = region.vertices.iter().position(|&v| !on_grid(v)) {
+                return Err(region_error(
+                    i,
+                    format!("has vertex {k} off the snapping grid of step {}", 1.0 / scale),
+                ));
             }
             let area = region.area_size();
             if area <= 0.0 {

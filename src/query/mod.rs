@@ -729,6 +729,14 @@ impl NavQuery {
                 return Ok((q, mesh.data.regions[key].index));
             }
         }
+        let radius = mesh.data.agent_radius;
+        if radius > 0.0 {
+            return Err(QueryError::NoRoom {
+                which,
+                point: p,
+                radius,
+            });
+        }
         Err(QueryError::OffMesh { which, point: p })
     }
 }

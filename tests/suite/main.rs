@@ -17,4 +17,5 @@ mod properties;
 mod raycast;
 mod scenarios;
 mod schedule;
+mod sizes;
 mod tiny;

@@ -1,0 +1,205 @@
+//! Meshes for wider agents, derived from a baked mesh: its walkable space
+//! (the union of its regions) eroded by the extra radius on the grid the bake
+//! snapped to, then triangulated, merged and assembled as a bake does. The
+//! result is the mesh a bake of the level for that radius gives: the same
+//! outline goes through the same steps.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use i_overlay::core::fill_rule::FillRule;
+use i_overlay::core::overlay_rule::OverlayRule;
+
+use super::outline::{Contours, Grid};
+use super::{assemble, finish, merge, triangulate, AssemblyScratch, BakeConfig};
+use crate::error::{BakeError, RadiusError};
+use crate::level::Level;
+use crate::mesh::{NavMesh, SizedMesh};
+
+/// Most meshes for other radii a mesh keeps derived at once; asking for one
+/// more forgets the one asked for first (holders of its `Arc` keep it).
+pub const MAX_DERIVED_RADII: usize = 8;
+
+impl NavMesh {
+    /// The mesh for agents of `radius` (world units): walkable space shrunk
+    /// so that a unit's centre anywhere on it keeps its body at least
+    /// `radius` from every wall and obstacle. Query it as any mesh: paths,
+    /// rays, nearest points, group moves, followers and schedulers on it all
+    /// serve that radius.
+    ///
+    /// The radius of the mesh itself gives the mesh. Any other, up to
+    /// [`NavMesh::max_radius`], is derived on first use (it costs about a bake
+    /// of the level, see BENCHMARKS.md; ask at load time for the radii a
+    /// game uses) and kept, up to [`MAX_DERIVED_RADII`] of them. A derived
+    /// mesh is the one [`NavMesh::bake`] gives for the level at that radius
+    /// (except that it keeps every area kind of this mesh, so area indices
+    /// in a [`crate::QueryFilter`] mean the same on both), with the
+    /// hierarchy when this mesh has one.
+    ///
+    /// # Errors
+    /// [`RadiusError::Invalid`] for a NaN, infinite or negative radius,
+    /// [`RadiusError::BelowBaked`] under [`NavMesh::agent_radius`],
+    /// [`RadiusError::AboveMaximum`] over [`NavMesh::max_radius`], and
+    /// [`RadiusError::Bake`] when no walkable space is left for such a unit.
+    ///
+    /// # Example
+    /// ```
+    /// use portalnav::{BakeConfig, Level, NavMesh, NavQuery, QueryFilter};
+    ///
+    /// // a room with a 2-unit doorway in a wall
+    /// let level = Level::from_json_str(r#"{
+    ///     "walkable": [[[0,0],[20,0],[20,10],[0,10]]],
+    ///     "obstacles": [[[9,0],[11,0],[11,4],[9,4]], [[9,6],[11,6],[11,10],[9,10]]]
+    /// }"#)?;
+    /// let config = BakeConfig { max_radius: Some(1.5), ..BakeConfig::default() };
+    /// let mesh = NavMesh::bake(&level, &config)?;
+    /// let (a, b) = (glam::vec2(3.0, 5.0), glam::vec2(17.0, 5.0));
+    /// let mut query = NavQuery::new();
+    ///
+    /// let small = mesh.for_radius(0.5)?;
+    /// assert!(query.find_path(&small, a, b, &QueryFilter::default()).is_ok());
+    /// let large = mesh.for_radius(1.25)?;
+    /// assert!(query.find_path(&large, a, b, &QueryFilter::default()).is_err(), "the doorway is too narrow");
+    /// assert!(mesh.for_radius(2.0).is_err(), "above the maximum");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn for_radius(&self, radius: f32) -> Result<SizedMesh<'_>, RadiusError> {
+        if !(radius.is_finite() && radius >= 0.0) {
+            return Err(RadiusError::Invalid { radius });
+        }
+        let baked = self.data.agent_radius;
+        if radius < baked {
+            return Err(RadiusError::BelowBaked { radius, baked });
+        }
+        let max = self.data.max_radius;
+        if radius > max {
+            return Err(RadiusError::AboveMaximum { radius, max });
+        }
+        if radius == baked {
+            return Ok(SizedMesh::Baked(self));
+        }
+        // held while deriving: two threads asking for one radius derive it once
+        let mut derived = self
+            .sized
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, mesh)) = derived.iter().find(|(bits, _)| *bits == radius.to_bits()) {
+            return Ok(SizedMesh::Derived(Arc::clone(mesh)));
+        }
+        let mesh = Arc::new(derive(self, radius).map_err(|error| RadiusError::Bake { radius, error })?);
+        if derived.len() == MAX_DERIVED_RADII {
+            derived.remove(0);
+        }
+        derived.push((radius.to_bits(), Arc::clone(&mesh)));
+        Ok(SizedMesh::Derived(mesh))
+    }
+
+    /// The mesh for an agent class of the level this mesh was baked from
+    /// ([`NavMesh::agents`]), as [`NavMesh::for_radius`] with its radius.
+    ///
+    /// # Errors
+    /// [`RadiusError::UnknownAgent`] for a name the level does not define,
+    /// otherwise as [`NavMesh::for_radius`].
+    pub fn for_agent(&self, name: &str) -> Result<SizedMesh<'_>, RadiusError> {
+        let class = self
+            .data
+            .agents
+            .iter()
+            .find(|a| a.name == name)
+            .ok_or_else(|| RadiusError::UnknownAgent(name.to_string()))?;
+        self.for_radius(class.radius)
+    }
+}
+
+/// The mesh a bake of `base`'s level gives for `radius` (above the base's own).
+fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
+    let started = Instant::now();
+    let data = &base.data;
+    let grid = Grid::with_scale(data.snap_scale);
+    // walkable space and each area kind's part of it, as the regions give them
+    let mut kinds: Vec<Contours> = vec![Vec::new(); data.areas.len()];
+    for region in data.regions.values() {
+        let polygon = region.vertices.iter().map(|v| [f64::from(v.x), f64::from(v.y)]);
+        kinds[usize::from(region.area)].push(polygon.collect());
+    }
+    let walkable: Contours = kinds.iter().flatten().cloned().collect();
+    let shapes = grid.overlay(&walkable, &[], OverlayRule::Subject, FillRule::NonZero);
+    let shapes = grid.erode(shapes, radius - data.agent_radius);
+    if shapes.is_empty() {
+        return Err(BakeError::NothingWalkable { radius });
+    }
+    let costed = kinds.into_iter().enumerate().skip(1);
+    let outline = grid.outline(shapes, costed.filter(|(_, c)| !c.is_empty()));
+    let tri = triangulate::triangulate(&outline)?;
+    if tri.tris.is_empty() {
+        return Err(BakeError::NothingWalkable { radius });
+    }
+    let mut polygons = merge::merge(&tri);
+    // the triangulation numbers areas by their place in the outline (those
+    // the erosion left): give each its kind in this mesh again
+    for p in &mut polygons {
+        if p.area > 0 {
+            p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
+        }
+    }
+    let mut derived = assemble(
+        &tri.points,
+        &polygons,
+        data.areas.clone(),
+        &mut AssemblyScratch::default(),
+    );
+    derived.stats.triangles = tri.tris.len() as u32;
+    derived.stats.dropped_constraints = tri.dropped;
+    derived.stats.walkable_area = outline.walkable_area();
+    derived.snap_scale = data.snap_scale;
+    let h = data.hierarchy.as_ref();
+    let config = BakeConfig {
+        agent_radius: radius,
+        corridors: h.is_some(),
+        cluster_size: h.map_or(super::DEFAULT_CLUSTER_SIZE, |h| h.cluster_size),
+        max_radius: Some(data.max_radius),
+        ..BakeConfig::default()
+    };
+    let level = Level {
+        name: data.name.clone(),
+        nav_points: data.nav_points.clone(),
+        agents: data.agents.clone(),
+        ..Level::default()
+    };
+    finish(derived, &level, &config, (radius, started), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_radius_outside_what_the_mesh_serves_is_a_typed_error() {
+        let level = Level::from_json_str(
+            r#"{"walkable": [[[0,0],[10,0],[10,10],[0,10]]],
+                "agents": [{"name": "tank", "radius": 1.5}]}"#,
+        )
+        .unwrap();
+        let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
+        assert_eq!(mesh.max_radius(), 1.5, "the largest class by default");
+        for bad in [f32::NAN, f32::INFINITY, -0.5] {
+            assert!(matches!(mesh.for_radius(bad), Err(RadiusError::Invalid { .. })), "{bad}");
+        }
+        assert!(matches!(
+            mesh.for_radius(1.6),
+            Err(RadiusError::AboveMaximum { max, .. }) if max == 1.5
+        ));
+        assert!(matches!(mesh.for_agent("titan"), Err(RadiusError::UnknownAgent(_))));
+        let tank = mesh.for_agent("tank").unwrap();
+        assert_eq!(tank.agent_radius(), 1.5);
+        assert!(matches!(
+            tank.for_radius(1.0),
+            Err(RadiusError::BelowBaked { baked, .. }) if baked == 1.5
+        ));
+        // asked again: the same mesh, not a second derivation
+        let again = mesh.for_agent("tank").unwrap();
+        assert!(std::ptr::eq(&*tank, &*again));
+        assert!(std::ptr::eq(&*mesh.for_radius(0.0).unwrap(), &mesh));
+    }
+}
