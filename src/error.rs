@@ -246,7 +246,9 @@ pub enum RadiusError {
         baked: f32,
     },
     /// The radius is above what the mesh was baked to serve.
-    #[error("agent radius {radius} is above this mesh's maximum {max} (bake with a larger max radius)")]
+    #[error(
+        "agent radius {radius} is above this mesh's maximum {max} (bake with a larger max radius)"
+    )]
     AboveMaximum {
         /// The radius as given.
         radius: f32,

@@ -202,7 +202,22 @@ fn resolve_outline(
     let radius = config.radius_for(level)?;
     config.max_radius_for(level, radius)?;
     config.check_hierarchy()?;
+    check_area_count(level)?;
     Ok((radius, outline::resolve(level, radius)?))
+}
+
+/// Refuses a level with more areas than a region's `u16` kind can number.
+fn check_area_count(level: &Level) -> Result<(), BakeError> {
+    if level.areas.len() >= usize::from(u16::MAX) {
+        return Err(BakeError::TooComplex {
+            reason: format!(
+                "it has {} areas, more than the {} area kinds a mesh numbers",
+                level.areas.len(),
+                u16::MAX - 1
+            ),
+        });
+    }
+    Ok(())
 }
 
 impl NavMesh {
@@ -252,19 +267,31 @@ impl NavMesh {
             return Err(BakeError::NothingWalkable { radius });
         }
         stage(1);
-        let polygons = merge::merge(&tri);
+        let mut polygons = merge::merge(&tri);
         stage(2);
 
+        // every costed area of the level is a kind, in the level's order,
+        // whether or not any of it is left: so kind numbers are the same for
+        // every radius and in a tiled bake
         let mut areas = vec![AreaKind {
             kind: "ground".to_string(),
             cost: 1.0,
         }];
-        for (level_index, _) in &outline.areas {
-            let a = &level.areas[*level_index];
-            areas.push(AreaKind {
-                kind: a.kind.clone(),
-                cost: a.cost.unwrap_or(1.0),
-            });
+        let mut kind_of = vec![0u16; level.areas.len()];
+        for (i, a) in level.areas.iter().enumerate() {
+            if let Some(cost) = a.cost {
+                kind_of[i] = areas.len() as u16;
+                areas.push(AreaKind {
+                    kind: a.kind.clone(),
+                    cost,
+                });
+            }
+        }
+        // the triangulation numbers areas by their place in the outline
+        for p in &mut polygons {
+            if p.area > 0 {
+                p.area = kind_of[outline.areas[usize::from(p.area) - 1].0];
+            }
         }
         let mut data = assemble(
             &tri.points,

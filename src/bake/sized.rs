@@ -31,10 +31,12 @@ impl NavMesh {
     /// [`NavMesh::max_radius`], is derived on first use (it costs about a bake
     /// of the level, see BENCHMARKS.md; ask at load time for the radii a
     /// game uses) and kept, up to [`MAX_DERIVED_RADII`] of them. A derived
-    /// mesh is the one [`NavMesh::bake`] gives for the level at that radius
-    /// (except that it keeps every area kind of this mesh, so area indices
-    /// in a [`crate::QueryFilter`] mean the same on both), with the
-    /// hierarchy when this mesh has one.
+    /// mesh is the one [`NavMesh::bake`] gives for the level at that radius,
+    /// with the hierarchy when this mesh has one: the same bytes when saved,
+    /// except where a costed area's edge crosses a wall off the snapping
+    /// grid (there the area's outline may differ by a grid step). Its area
+    /// kinds are this mesh's, so a [`crate::QueryFilter`] means the same on
+    /// both.
     ///
     /// # Errors
     /// [`RadiusError::Invalid`] for a NaN, infinite or negative radius,
@@ -87,7 +89,8 @@ impl NavMesh {
         if let Some((_, mesh)) = derived.iter().find(|(bits, _)| *bits == radius.to_bits()) {
             return Ok(SizedMesh::Derived(Arc::clone(mesh)));
         }
-        let mesh = Arc::new(derive(self, radius).map_err(|error| RadiusError::Bake { radius, error })?);
+        let mesh =
+            Arc::new(derive(self, radius).map_err(|error| RadiusError::Bake { radius, error })?);
         if derived.len() == MAX_DERIVED_RADII {
             derived.remove(0);
         }
@@ -120,7 +123,10 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     // walkable space and each area kind's part of it, as the regions give them
     let mut kinds: Vec<Contours> = vec![Vec::new(); data.areas.len()];
     for region in data.regions.values() {
-        let polygon = region.vertices.iter().map(|v| [f64::from(v.x), f64::from(v.y)]);
+        let polygon = region
+            .vertices
+            .iter()
+            .map(|v| [f64::from(v.x), f64::from(v.y)]);
         kinds[usize::from(region.area)].push(polygon.collect());
     }
     let walkable: Contours = kinds.iter().flatten().cloned().collect();
@@ -184,13 +190,19 @@ mod tests {
         let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
         assert_eq!(mesh.max_radius(), 1.5, "the largest class by default");
         for bad in [f32::NAN, f32::INFINITY, -0.5] {
-            assert!(matches!(mesh.for_radius(bad), Err(RadiusError::Invalid { .. })), "{bad}");
+            assert!(
+                matches!(mesh.for_radius(bad), Err(RadiusError::Invalid { .. })),
+                "{bad}"
+            );
         }
         assert!(matches!(
             mesh.for_radius(1.6),
             Err(RadiusError::AboveMaximum { max, .. }) if max == 1.5
         ));
-        assert!(matches!(mesh.for_agent("titan"), Err(RadiusError::UnknownAgent(_))));
+        assert!(matches!(
+            mesh.for_agent("titan"),
+            Err(RadiusError::UnknownAgent(_))
+        ));
         let tank = mesh.for_agent("tank").unwrap();
         assert_eq!(tank.agent_radius(), 1.5);
         assert!(matches!(

@@ -398,6 +398,7 @@ impl TileCache {
         config.check_hierarchy()?;
         let radius = config.radius_for(level)?;
         config.max_radius_for(level, radius)?;
+        super::check_area_count(level)?;
         if radius != 0.0 {
             return Err(BakeError::Config {
                 field: "agent_radius",

@@ -1,7 +1,7 @@
 //! [`NavMesh::validate`]: every invariant the runtime relies on.
 
-use std::collections::HashMap;
 use glam::Vec2;
+use std::collections::HashMap;
 
 use super::NavMesh;
 use crate::geometry;
@@ -83,7 +83,11 @@ fn check_sizes(data: &super::MeshData) -> Result<(), ValidationError> {
             "agent radius {baked} and max radius {max} are not finite with 0 <= radius <= max"
         )));
     }
-    if let Some(a) = data.agents.iter().find(|a| !(a.radius.is_finite() && a.radius >= 0.0)) {
+    if let Some(a) = data
+        .agents
+        .iter()
+        .find(|a| !(a.radius.is_finite() && a.radius >= 0.0))
+    {
         return Err(ValidationError::Sizes(format!(
             "agent class {:?} has radius {}",
             a.name, a.radius
@@ -156,7 +160,10 @@ impl NavMesh {
             if let Some(k) = region.vertices.iter().position(|&v| !on_grid(v)) {
                 return Err(region_error(
                     i,
-                    format!("has vertex {k} off the snapping grid of step {}", 1.0 / scale),
+                    format!(
+                        "has vertex {k} off the snapping grid of step {}",
+                        1.0 / scale
+                    ),
                 ));
             }
             let area = region.area_size();

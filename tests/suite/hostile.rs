@@ -43,7 +43,7 @@ fn polygon_strategy(base: f32, span: f32) -> impl Strategy<Value = Vec<Vec2>> {
     })
 }
 
-fn level_strategy() -> impl Strategy<Value = (Level, f32)> {
+pub(crate) fn level_strategy() -> impl Strategy<Value = (Level, f32)> {
     (
         prop::sample::select(vec![0.0f32, 1.0e3, 1.0e5, 1_040_000.0, -1_048_000.0]),
         prop::sample::select(vec![10.0f32, 300.0, 3000.0]),

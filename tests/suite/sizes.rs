@@ -2,7 +2,11 @@
 //! against a bake of the level for that radius, clearance against the
 //! level's own geometry, and bad radii.
 
-use portalnav::{BakeConfig, Level, NavMesh, NavQuery, QueryError, QueryFilter, Scenario};
+use portalnav::{
+    BakeConfig, BakeError, Level, NavMesh, NavQuery, QueryError, QueryFilter, RadiusError, Scenario,
+};
+
+use glam::DVec2;
 
 use crate::common::{data_dir, CheckGrid};
 
@@ -44,8 +48,8 @@ fn a_mesh_for_a_radius_is_the_bake_of_the_level_for_it() {
         );
     }
     for name in ["rts_base", "moba_lanes", "maze"] {
-        let level = Level::from_json_file(data_dir().join("levels").join(format!("{name}.json")))
-            .unwrap();
+        let level =
+            Level::from_json_file(data_dir().join("levels").join(format!("{name}.json"))).unwrap();
         let base = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
         assert_eq!(base.agents().len(), level.agents.len());
         for class in &level.agents {
@@ -65,6 +69,259 @@ fn a_mesh_for_a_radius_is_the_bake_of_the_level_for_it() {
                 "{name} for {}",
                 class.name
             );
+        }
+    }
+}
+
+/// Every path for a radius keeps at least the radius (within 1e-3) from
+/// every blocked cell, measured against the grid itself, at radii that tie
+/// with no grid width; starts and goals closer than the radius to a wall
+/// are moved out within the snap distance, or refused naming the radius.
+#[test]
+fn paths_for_every_radius_keep_it_from_every_blocked_cell() {
+    let map = data_dir().join("maps").join("den520d.map");
+    let level = Level::from_movingai_file(&map).unwrap();
+    let base = NavMesh::bake(&level, &config(2.45)).unwrap();
+    let grid = CheckGrid::load(&map);
+    let scens = Scenario::load_file(map.with_extension("map.scen")).unwrap();
+    let mut query = NavQuery::new();
+    for radius in RADII {
+        let mesh = base.for_radius(radius).unwrap();
+        let filter = QueryFilter {
+            snap_distance: radius + 1.0,
+            ..QueryFilter::default()
+        };
+        let (mut paths, mut refused, mut worst) = (0, 0, f64::INFINITY);
+        for s in scens.iter().step_by(3) {
+            let (a, b) = (s.start_point(), s.goal_point());
+            match query.find_path(&mesh, a, b, &filter) {
+                Ok(path) => {
+                    paths += 1;
+                    let w = path.waypoints();
+                    assert!(w[0].distance(a) <= filter.snap_distance);
+                    assert!(w[w.len() - 1].distance(b) <= filter.snap_distance);
+                    for pair in w.windows(2) {
+                        worst = worst.min(grid.clearance(pair[0], pair[1], 3.0));
+                    }
+                }
+                Err(QueryError::Unreachable) => refused += 1,
+                Err(QueryError::NoRoom { radius: named, .. }) => {
+                    assert_eq!(named, radius);
+                    refused += 1;
+                }
+                Err(e) => panic!("radius {radius}: {e}"),
+            }
+        }
+        eprintln!("radius {radius}: {paths} paths, {refused} refused, closest {worst:.4}");
+        assert!(paths > 100, "radius {radius}: {paths} paths");
+        assert!(
+            worst >= f64::from(radius) - 1e-3,
+            "radius {radius}: a path passes {worst} from a blocked cell"
+        );
+    }
+}
+
+/// Distance between segments `a`-`b` and `c`-`d` (0 when they cross).
+fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
+    let orient = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
+    let (o1, o2) = (orient(a, b, c), orient(a, b, d));
+    let (o3, o4) = (orient(c, d, a), orient(c, d, b));
+    if o1 * o2 < 0.0 && o3 * o4 < 0.0 {
+        return 0.0;
+    }
+    let to_segment = |p: DVec2, s: DVec2, e: DVec2| {
+        let t = ((p - s).dot(e - s) / (e - s).length_squared().max(1e-300)).clamp(0.0, 1.0);
+        p.distance(s + (e - s) * t)
+    };
+    to_segment(a, c, d)
+        .min(to_segment(b, c, d))
+        .min(to_segment(c, a, b))
+        .min(to_segment(d, a, b))
+}
+
+/// Whether `p` is inside `polygon` (even-odd; either winding).
+fn inside(polygon: &[glam::Vec2], p: DVec2) -> bool {
+    let mut odd = false;
+    for i in 0..polygon.len() {
+        let (a, b) = (
+            polygon[i].as_dvec2(),
+            polygon[(i + 1) % polygon.len()].as_dvec2(),
+        );
+        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) {
+            odd = !odd;
+        }
+    }
+    odd
+}
+
+/// The walls of a JSON level as it was written, as segments: every edge of
+/// an obstacle or impassable area, and the parts of walkable contours that
+/// no other walkable contour covers (walkable polygons are unioned).
+fn level_walls(level: &Level) -> Vec<[DVec2; 2]> {
+    let impassable = level.areas.iter().filter(|a| a.cost.is_none());
+    let mut walls = Vec::new();
+    for p in level.obstacles.iter().chain(impassable.map(|a| &a.polygon)) {
+        for i in 0..p.len() {
+            walls.push([p[i].as_dvec2(), p[(i + 1) % p.len()].as_dvec2()]);
+        }
+    }
+    for (j, p) in level.walkable.iter().enumerate() {
+        let others: Vec<&Vec<glam::Vec2>> = (level.walkable.iter().enumerate())
+            .filter(|(k, _)| *k != j)
+            .map(|(_, o)| o)
+            .collect();
+        for i in 0..p.len() {
+            let (a, b) = (p[i].as_dvec2(), p[(i + 1) % p.len()].as_dvec2());
+            // split where other contours cross it, keep the uncovered pieces
+            let mut cuts = vec![0.0, 1.0];
+            for o in &others {
+                for k in 0..o.len() {
+                    let (c, d) = (o[k].as_dvec2(), o[(k + 1) % o.len()].as_dvec2());
+                    let denom = (b - a).perp_dot(d - c);
+                    if denom != 0.0 {
+                        let t = (c - a).perp_dot(d - c) / denom;
+                        let u = (c - a).perp_dot(b - a) / denom;
+                        if (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u) {
+                            cuts.push(t);
+                        }
+                    }
+                }
+            }
+            cuts.sort_by(f64::total_cmp);
+            for w in cuts.windows(2) {
+                let mid = a + (b - a) * (0.5 * (w[0] + w[1]));
+                if w[1] > w[0] && !others.iter().any(|o| inside(o, mid)) {
+                    walls.push([a + (b - a) * w[0], a + (b - a) * w[1]]);
+                }
+            }
+        }
+    }
+    walls
+}
+
+/// On the JSON levels, paths for each agent class and for radii between
+/// them keep the radius from every wall of the level as written (its
+/// polygons, not the mesh), and every path starts and ends where asked.
+#[test]
+fn paths_on_polygon_levels_keep_the_radius_from_the_level_walls() {
+    for name in ["rts_base", "moba_lanes", "maze"] {
+        let level =
+            Level::from_json_file(data_dir().join("levels").join(format!("{name}.json"))).unwrap();
+        let largest = level.agents.iter().map(|a| a.radius).fold(0.0, f32::max);
+        let base = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
+        let walls = level_walls(&level);
+        let bounds = base.bounds();
+        let mut query = NavQuery::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 1_000_000) as f32 / 1_000_000.0
+        };
+        for radius in [largest * 0.3, largest * 0.7, largest] {
+            let mesh = base.for_radius(radius).unwrap();
+            let (mut paths, mut worst) = (0, f64::INFINITY);
+            for _ in 0..200 {
+                let mut point =
+                    || bounds.min + (bounds.max - bounds.min) * glam::vec2(random(), random());
+                let (a, b) = (point(), point());
+                let Ok(path) = query.find_path(&mesh, a, b, &QueryFilter::default()) else {
+                    continue;
+                };
+                paths += 1;
+                let w = path.waypoints();
+                assert_eq!((w[0], w[w.len() - 1]), (a, b));
+                for pair in w.windows(2) {
+                    let (p, q) = (pair[0].as_dvec2(), pair[1].as_dvec2());
+                    for [c, d] in &walls {
+                        worst = worst.min(segment_distance(p, q, *c, *d));
+                    }
+                }
+            }
+            eprintln!("{name} at {radius}: {paths} paths, closest {worst:.4}");
+            assert!(paths >= 20, "{name} at {radius}: {paths} paths");
+            assert!(
+                worst >= f64::from(radius) - 1e-3,
+                "{name} at {radius}: a path passes {worst} from a wall"
+            );
+        }
+    }
+}
+
+/// Walkable area of each area kind of a mesh.
+fn kind_areas(mesh: &NavMesh) -> Vec<f64> {
+    let mut out = vec![0.0; mesh.areas().len()];
+    for (_, r) in mesh.regions() {
+        let v = r.vertices();
+        let twice: f64 = (0..v.len())
+            .map(|i| v[i].as_dvec2().perp_dot(v[(i + 1) % v.len()].as_dvec2()))
+            .sum();
+        out[usize::from(r.area())] += 0.5 * twice;
+    }
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 120, ..Default::default() })]
+
+    /// On generated levels anywhere in the coordinate range (obstacles,
+    /// costed and impassable areas), the mesh derived for a radius is the
+    /// bake of the level for it, byte for byte (without costed areas; with
+    /// them, the same walkable space and each kind's share of it up to the
+    /// snapping step), and a radius that leaves no room is refused by both
+    /// (where the bake dropped no constraint).
+    #[test]
+    fn a_derived_mesh_is_the_bake_for_its_radius_on_generated_levels(
+        (level, radius) in crate::hostile::level_strategy(),
+        extra in proptest::sample::select(vec![0.25f32, 0.95, 2.45]),
+    ) {
+        let radius = radius + extra;
+        let base = NavMesh::bake(&level, &config(radius));
+        proptest::prop_assume!(base.is_ok());
+        let base = base.unwrap();
+        // where the triangulation had to drop a constraint (an area's edge
+        // crossing a wall at a point the snapping moved off it), the area
+        // kinds of the regions near it are approximate, and so is what a
+        // mesh derived from them inherits
+        proptest::prop_assume!(base.stats().dropped_constraints == 0);
+        let fresh = NavMesh::bake(&level, &BakeConfig { agent_radius: radius, ..config(radius) });
+        proptest::prop_assume!(fresh.as_ref().map_or(true, |m| m.stats().dropped_constraints == 0));
+        match (base.for_radius(radius), fresh) {
+            (Ok(derived), Ok(fresh)) if level.areas.iter().all(|a| a.cost.is_none()) => {
+                proptest::prop_assert_eq!(derived.to_bytes().unwrap(), fresh.to_bytes().unwrap());
+            }
+            (Ok(derived), Ok(fresh)) if derived.stats().dropped_constraints == 0 => {
+                // walkable space is the same; where a costed area's edge
+                // crosses a wall, the derived mesh has it from the snapped
+                // base regions and the bake from the level: the same up to
+                // the snapping step along the area's outline
+                let (d, f) = (kind_areas(&derived), kind_areas(&fresh));
+                proptest::prop_assert_eq!(derived.stats().walkable_area, fresh.stats().walkable_area);
+                // the bake's grid step, and how far the areas' outlines run
+                let extent = level.walkable.iter().chain(&level.obstacles)
+                    .chain(level.areas.iter().map(|a| &a.polygon)).flatten()
+                    .map(|v| f64::from(v.x.abs().max(v.y.abs()))).fold(1.0, f64::max);
+                let step = 2f64.powi(extent.log2().floor() as i32 - 22);
+                let outline: f64 = level.areas.iter().map(|a| {
+                    let p = &a.polygon;
+                    (0..p.len()).map(|i| f64::from(p[i].distance(p[(i + 1) % p.len()]))).sum::<f64>()
+                }).sum();
+                for (a, b) in d.iter().zip(&f) {
+                    proptest::prop_assert!((a - b).abs() <= 2.0 * step * outline, "{:?} against {:?}", d, f);
+                }
+            }
+            (Ok(derived), Ok(fresh)) => {
+                proptest::prop_assert_eq!(derived.stats().walkable_area, fresh.stats().walkable_area);
+            }
+            (Err(RadiusError::Bake { error: BakeError::NothingWalkable { .. }, .. }),
+             Err(BakeError::NothingWalkable { .. })) => {}
+            (derived, fresh) => proptest::prop_assert!(
+                false,
+                "derived {:?} but fresh {:?}",
+                derived.map(|m| m.region_count()),
+                fresh.map(|m| m.region_count())
+            ),
         }
     }
 }
