@@ -66,6 +66,10 @@ enum Command {
         /// Agent class of the level to bake for (default: radius 0).
         #[arg(long)]
         agent: Option<String>,
+        /// Largest agent radius the file serves, world units (default: the
+        /// level's largest agent class, 0 on a grid map).
+        #[arg(long)]
+        max_radius: Option<f32>,
         /// Skip the nav-point hierarchy and its cached corridors.
         #[arg(long)]
         no_corridors: bool,
@@ -90,9 +94,13 @@ enum Command {
         gx: f32,
         /// Goal y, world units.
         gy: f32,
-        /// Agent class to bake for when given a level.
-        #[arg(long)]
+        /// Agent class of the level to find the path for.
+        #[arg(long, conflicts_with = "radius")]
         agent: Option<String>,
+        /// Agent radius to find the path for, world units (a level is baked
+        /// to serve it).
+        #[arg(long)]
+        radius: Option<f32>,
     },
     /// Run a Moving AI scenario file and write one CSV row per problem.
     #[command(
@@ -106,7 +114,8 @@ enum Command {
         /// Bake without the nav-point hierarchy: plain region-level search, for comparison.
         #[arg(long)]
         flat: bool,
-        /// Agent radius to bake with, world units.
+        /// Agent radius to find the paths for, world units (the map is baked
+        /// once, for radius 0 with this maximum).
         #[arg(long, default_value_t = 0.0)]
         radius: f32,
         /// CSV output (default: standard output, or none with --json).
@@ -207,16 +216,38 @@ fn bake_level(path: &FsPath, config: &BakeConfig) -> Result<NavMesh, Failure> {
     mesh.map_err(fail(EXIT_BAKE))
 }
 
-fn mesh_from(path: &FsPath, agent: Option<String>) -> Result<NavMesh, Failure> {
+/// A baked file, or a level baked for radius 0 serving radii up to
+/// `max_radius` (or its largest agent class).
+fn mesh_from(path: &FsPath, max_radius: Option<f32>) -> Result<NavMesh, Failure> {
     if path.extension().is_some_and(|e| e == "nav") {
         NavMesh::load(path).map_err(fail(EXIT_INPUT))
     } else {
         let config = BakeConfig {
-            agent,
+            max_radius,
             ..BakeConfig::default()
         };
         bake_level(path, &config)
     }
+}
+
+/// The mesh for an agent class or radius (none: the mesh itself).
+fn sized<'m>(
+    mesh: &'m NavMesh,
+    agent: Option<&str>,
+    radius: Option<f32>,
+) -> Result<portalnav::SizedMesh<'m>, Failure> {
+    let sized = match (agent, radius) {
+        (Some(name), _) => mesh.for_agent(name),
+        (None, Some(r)) => mesh.for_radius(r),
+        (None, None) => mesh.for_radius(mesh.agent_radius()),
+    };
+    sized.map_err(|e| {
+        let code = match e {
+            portalnav::RadiusError::Bake { .. } => EXIT_BAKE,
+            _ => EXIT_USAGE,
+        };
+        fail(code)(e)
+    })
 }
 
 /// Refuses an output that is one of the inputs: a failed write would destroy it.
@@ -246,11 +277,13 @@ fn run(command: Command) -> Result<(), Failure> {
             level,
             output,
             agent,
+            max_radius,
             no_corridors,
             json,
         } => {
             let config = BakeConfig {
                 agent,
+                max_radius,
                 corridors: !no_corridors,
                 ..BakeConfig::default()
             };
@@ -263,8 +296,10 @@ fn run(command: Command) -> Result<(), Failure> {
             gx,
             gy,
             agent,
+            radius,
         } => {
-            let mesh = mesh_from(&mesh, agent)?;
+            let mesh = mesh_from(&mesh, radius)?;
+            let mesh = sized(&mesh, agent.as_deref(), radius)?;
             let path = NavQuery::new()
                 .find_path(
                     &mesh,
@@ -430,6 +465,7 @@ fn error_kind(e: &QueryError) -> &'static str {
     match e {
         QueryError::NonFinite { .. } => "non_finite",
         QueryError::OffMesh { .. } => "off_mesh",
+        QueryError::NoRoom { .. } => "no_room",
         QueryError::Unreachable => "unreachable",
         QueryError::BudgetExhausted { .. } => "budget_exhausted",
         _ => "error",
@@ -438,11 +474,11 @@ fn error_kind(e: &QueryError) -> &'static str {
 
 /// Bakes `map` in tiles, places and removes the buildings by runtime edits
 /// (reporting edit times on stderr), writes the stamped map if asked, and
-/// returns the edited mesh.
+/// returns the edited mesh (radius 0, serving radii up to `max_radius`).
 fn place_buildings(
     map: &FsPath,
     scenarios: &[Scenario],
-    hierarchy: bool,
+    (hierarchy, max_radius): (bool, f32),
     b: &Buildings,
     json: bool,
 ) -> Result<NavMesh, Failure> {
@@ -450,6 +486,7 @@ fn place_buildings(
     let config = BakeConfig {
         corridors: hierarchy,
         tile_size: Some(b.tile),
+        max_radius: Some(max_radius),
         ..BakeConfig::default()
     };
     let mut cache =
@@ -564,18 +601,13 @@ fn run_scen(
     let started = Instant::now();
     let mesh = if buildings.buildings == 0 {
         let config = BakeConfig {
-            agent_radius: radius,
+            max_radius: Some(radius),
             corridors: hierarchy,
             ..BakeConfig::default()
         };
         bake_level(map, &config)?
     } else {
-        if radius != 0.0 {
-            return Err(fail(EXIT_USAGE)(
-                "--buildings needs --radius 0 (tiled bakes serve radius 0)",
-            ));
-        }
-        place_buildings(map, &scenarios, hierarchy, buildings, json)?
+        place_buildings(map, &scenarios, (hierarchy, radius), buildings, json)?
     };
     let bake_ms = started.elapsed().as_secs_f64() * 1e3;
     if !json {
@@ -594,6 +626,16 @@ fn run_scen(
                     "{} clusters, {} nav nodes, {} corridors",
                     h.clusters, h.nav_nodes, h.corridors
                 )),
+        );
+    }
+    let started = Instant::now();
+    let mesh = sized(&mesh, None, Some(radius))?;
+    let derive_ms = started.elapsed().as_secs_f64() * 1e3;
+    if !json && radius > 0.0 {
+        eprintln!(
+            "derived the mesh for radius {radius}: {} regions, {} portals in {derive_ms:.1} ms",
+            mesh.region_count(),
+            mesh.portal_count()
         );
     }
     let mut writer: Option<Box<dyn std::io::Write>> = match out {
@@ -669,6 +711,7 @@ fn run_scen(
             "radius": radius,
             "regions": mesh.region_count(),
             "bake_ms": bake_ms,
+            "derive_ms": derive_ms,
             "problems": scenarios.len(),
             "solved": solved,
             "partial": partial,

@@ -262,3 +262,100 @@ fn scen_with_buildings_answers_as_the_stamped_map_says() {
     }
     assert_eq!(ok + unreachable, scenarios.len());
 }
+
+/// One baked file serves every agent class and any radius up to its
+/// maximum; above it, the command line is refused naming the maximum.
+#[test]
+fn one_baked_file_serves_every_radius_up_to_its_maximum() {
+    let dir = scratch("radii");
+    let level = data_dir().join("levels/rts_base.json");
+    let nav = dir.join("rts_base.nav");
+    let nav = nav.to_str().unwrap();
+    let out = portalnav(&["bake", level.to_str().unwrap(), "-o", nav]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let path = |extra: &[&str]| {
+        let mut args = vec!["path", nav, "8", "8", "90", "50"];
+        args.extend_from_slice(extra);
+        portalnav(&args)
+    };
+    let lengths: Vec<f32> = [
+        &[][..],
+        &["--agent", "infantry"],
+        &["--radius", "1.2"],
+        &["--agent", "tank"],
+    ]
+    .iter()
+    .map(|extra| {
+        let out = path(extra);
+        assert!(out.status.success(), "{extra:?}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        stdout.split_whitespace().nth(1).unwrap().parse().unwrap()
+    })
+    .collect();
+    // a wider unit keeps further from the corners: never a shorter path
+    assert!(
+        lengths.windows(2).all(|w| w[0] <= w[1] + 1e-4),
+        "{lengths:?}"
+    );
+    let out = path(&["--radius", "2.5"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("maximum 2"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = path(&["--agent", "titan"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+/// `scen --radius` with runtime buildings: the mesh for the radius is
+/// derived from the edited mesh, and every path keeps the radius from every
+/// blocked cell of the stamped map it writes.
+#[test]
+fn scen_for_a_radius_keeps_it_from_the_stamped_buildings() {
+    let dir = scratch("radius-buildings");
+    let map = data_dir().join("maps/den520d.map");
+    let scen = data_dir().join("maps/den520d.map.scen");
+    let (stamped, csv) = (dir.join("stamped.map"), dir.join("paths.csv"));
+    let out = portalnav(&[
+        "scen",
+        map.to_str().unwrap(),
+        scen.to_str().unwrap(),
+        "--flat",
+        "--radius",
+        "0.95",
+        "--buildings",
+        "30",
+        "--stamped",
+        stamped.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let grid = crate::common::CheckGrid::load(&stamped);
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let (mut ok, mut worst) = (0, f64::INFINITY);
+    for row in rows.lines().skip(1) {
+        let cols: Vec<&str> = row.split(',').collect();
+        if cols[1] != "ok" {
+            assert!(["no_room", "unreachable"].contains(&cols[1]), "{row}");
+            continue;
+        }
+        ok += 1;
+        let points: Vec<glam::Vec2> = cols[4]
+            .split(';')
+            .map(|p| {
+                let mut xy = p.split(' ').map(|v| v.parse::<f32>().unwrap());
+                glam::vec2(xy.next().unwrap(), xy.next().unwrap())
+            })
+            .collect();
+        for w in points.windows(2) {
+            worst = worst.min(grid.clearance(w[0], w[1], 2.0));
+        }
+    }
+    assert!(ok > 300, "{ok} paths");
+    assert!(
+        worst >= 0.95 - 1e-3,
+        "a path passes {worst} from a blocked cell"
+    );
+}
