@@ -325,3 +325,63 @@ proptest::proptest! {
         }
     }
 }
+
+/// Group moves, surface moves, rays and nearest points on the mesh for a
+/// radius all keep the radius from every blocked cell: they run on that
+/// mesh as on any other.
+#[test]
+fn group_moves_surface_moves_rays_and_nearest_points_keep_the_radius() {
+    let map = data_dir().join("maps").join("den520d.map");
+    let level = Level::from_movingai_file(&map).unwrap();
+    let base = NavMesh::bake(&level, &config(1.45)).unwrap();
+    let mesh = base.for_radius(1.45).unwrap();
+    let grid = CheckGrid::load(&map);
+    let scens = Scenario::load_file(map.with_extension("map.scen")).unwrap();
+    let filter = QueryFilter {
+        snap_distance: 2.5,
+        ..QueryFilter::default()
+    };
+    let mut query = NavQuery::new();
+    let radius = 1.45 - 1e-3;
+    // a group to one goal: every unit's path, and no longer than its own query
+    let goal = scens[scens.len() - 1].goal_point();
+    let starts: Vec<glam::Vec2> = scens.iter().step_by(9).map(|s| s.start_point()).collect();
+    let mut found = 0;
+    for (start, group) in starts
+        .iter()
+        .zip(query.find_paths_to(&mesh, &starts, goal, &filter))
+    {
+        let Ok(group) = group else { continue };
+        found += 1;
+        let alone = query.find_path(&mesh, *start, goal, &filter).unwrap();
+        assert!(group.length() <= alone.length() + 1e-4);
+        for w in group.waypoints().windows(2) {
+            assert!(grid.clearance(w[0], w[1], 2.0) >= radius, "{w:?}");
+        }
+    }
+    assert!(found > 40, "{found} units found a path");
+    // surface moves, rays and nearest points from points all over the map
+    let (mut moves, mut rays) = (0, 0);
+    for s in scens.iter().step_by(5) {
+        let Some((from, _)) = query.nearest_point(&mesh, s.start_point(), 2.5) else {
+            continue;
+        };
+        assert!(grid.clearance(from, from, 2.0) >= radius, "{from}");
+        let to = s.goal_point();
+        // a surface move may slide along walls: where it ends keeps the radius
+        if let Ok((end, _)) = query.move_along(&mesh, from, to, &filter) {
+            moves += 1;
+            assert!(grid.clearance(end, end, 2.0) >= radius, "{from} -> {end}");
+        }
+        let hit = query.raycast(&mesh, from, to).unwrap();
+        let end = hit.map_or(to, |h| h.point);
+        if hit.is_some() {
+            rays += 1;
+        }
+        assert!(
+            grid.clearance(from, end, 2.0) >= radius,
+            "ray {from} -> {end}"
+        );
+    }
+    assert!(moves > 50 && rays > 50, "{moves} moves, {rays} rays");
+}
