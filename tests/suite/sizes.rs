@@ -287,7 +287,25 @@ proptest::proptest! {
         proptest::prop_assume!(base.stats().dropped_constraints == 0);
         let fresh = NavMesh::bake(&level, &BakeConfig { agent_radius: radius, ..config(radius) });
         proptest::prop_assume!(fresh.as_ref().map_or(true, |m| m.stats().dropped_constraints == 0));
-        match (base.for_radius(radius), fresh) {
+        let derived = base.for_radius(radius);
+        if let Ok(derived) = &derived {
+            // every region's edges keep the radius from the level's own walls
+            let walls = level_walls(&level);
+            for (_, region) in derived.regions() {
+                let v = region.vertices();
+                for i in 0..v.len() {
+                    let (p, q) = (v[i].as_dvec2(), v[(i + 1) % v.len()].as_dvec2());
+                    for [c, d] in &walls {
+                        let gap = segment_distance(p, q, *c, *d);
+                        proptest::prop_assert!(
+                            gap >= f64::from(radius) - 1e-3,
+                            "an edge {p} {q} of the mesh for {radius} is {gap} from a wall"
+                        );
+                    }
+                }
+            }
+        }
+        match (derived, fresh) {
             (Ok(derived), Ok(fresh)) if level.areas.iter().all(|a| a.cost.is_none()) => {
                 proptest::prop_assert_eq!(derived.to_bytes().unwrap(), fresh.to_bytes().unwrap());
             }
