@@ -1,5 +1,7 @@
 //! JSON levels: parsing never panics; a level that parses and is small
-//! enough is baked, and the mesh validates, loads back and answers queries.
+//! enough is baked, and the mesh validates, loads back and answers queries;
+//! the mesh for each agent class derived from the radius-0 bake validates
+//! and equals the class's own bake.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -34,10 +36,36 @@ fuzz_target!(|data: &[u8]| {
         corridors: false,
         ..BakeConfig::default()
     }));
-    for config in configs {
-        if let Ok(mesh) = NavMesh::bake(&level, &config) {
+    for config in &configs {
+        if let Ok(mesh) = NavMesh::bake(&level, config) {
             common::check_baked(&mesh);
             common::poke(&mesh, data);
+        }
+    }
+    // one mesh for every class: each class's mesh derived from the radius-0
+    // bake validates and, without costed areas or dropped constraints, is
+    // the class's own bake byte for byte
+    let flat = BakeConfig {
+        corridors: false,
+        ..BakeConfig::default()
+    };
+    let Ok(base) = NavMesh::bake(&level, &flat) else {
+        return;
+    };
+    let plain = level.areas.iter().all(|a| a.cost.is_none());
+    for config in &configs[1..] {
+        let name = config.agent.as_deref().expect("a class");
+        let (Ok(derived), Ok(fresh)) = (base.for_agent(name), NavMesh::bake(&level, config)) else {
+            continue;
+        };
+        common::check_baked(&derived);
+        let dropped = derived.stats().dropped_constraints + fresh.stats().dropped_constraints;
+        if plain && dropped == 0 && base.stats().dropped_constraints == 0 {
+            assert_eq!(
+                derived.to_bytes().unwrap(),
+                fresh.to_bytes().unwrap(),
+                "{name}"
+            );
         }
     }
 });

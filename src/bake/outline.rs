@@ -15,8 +15,6 @@ use i_overlay::core::overlay_rule::OverlayRule;
 use i_overlay::float::overlay::FloatOverlay;
 use i_overlay::i_float::adapter::FloatPointAdapter;
 use i_overlay::i_float::float::rect::FloatRect;
-use i_overlay::mesh::outline::offset::OutlineOffset;
-use i_overlay::mesh::style::{LineJoin, OutlineStyle};
 
 use crate::error::BakeError;
 use crate::geometry::TooMany;
@@ -103,24 +101,47 @@ impl Grid {
         }
     }
 
-    /// `shapes` with their walls pushed out by `radius` (world units, >= 0;
-    /// see [`erosion`]), on this grid. The offset's points are rounded to
-    /// its own finer grid, then to this one: each moves less than a step
-    /// (half a step per coordinate on each grid), so walls go out
-    /// [`SNAP_MARGIN`] steps further and still keep the radius after both
-    /// roundings (at a level's largest coordinates a step is up to 1/8
-    /// unit: without the margin an edge came 0.242 from a wall at radius
-    /// 0.25 near 1,040,000).
+    /// `shapes` with their walls pushed out by `radius` (world units, >= 0):
+    /// what is left where a pen ([`pen`]) holding the disc of the radius,
+    /// swept along every wall, does not reach. Walls along the axes and
+    /// diagonals (every wall of a grid map) move out by exactly the radius
+    /// under the octagon; with other walls the pen has 16 sides and no wall
+    /// moves out more than 1.9% beyond the radius; corners are cut as the
+    /// pen's sides (1 or 3 chords on a right-angled corner's arc), each
+    /// outside the circle. Walls go a further [`SNAP_MARGIN`] steps so that
+    /// rounding the swept outlines to this grid (less than a step) cannot
+    /// bring one nearer than the radius (at a level's largest coordinates
+    /// a step is up to 1/8 unit: without the margin an edge came 0.242 from
+    /// a wall at radius 0.25 near 1,040,000).
     pub(crate) fn erode(self, shapes: Shapes, radius: f32) -> Shapes {
         if radius <= 0.0 || shapes.is_empty() {
             return shapes;
         }
-        let (distance, step) = erosion(f64::from(radius));
-        let distance = distance + SNAP_MARGIN / self.scale;
-        let style = OutlineStyle::new(-distance).line_join(LineJoin::Round(step));
-        // the offset picks its own integer grid: bring the result back to ours
-        let eroded: Contours = shapes.outline(&style).into_iter().flatten().collect();
-        self.overlay(&eroded, &[], OverlayRule::Subject, FillRule::NonZero)
+        let octilinear = shapes.iter().flatten().all(|c| {
+            (0..c.len()).all(|i| {
+                let (a, b) = (c[i], c[(i + 1) % c.len()]);
+                let (dx, dy) = ((b[0] - a[0]).abs(), (b[1] - a[1]).abs());
+                dx == 0.0 || dy == 0.0 || dx == dy
+            })
+        });
+        let sides = if octilinear { 8 } else { 16 };
+        let pen = pen(f64::from(radius) + SNAP_MARGIN / self.scale, sides);
+        let pen = &pen;
+        let swept_walls: Contours = shapes
+            .iter()
+            .flatten()
+            .flat_map(|c| {
+                let n = c.len();
+                (0..n).map(move |i| swept(pen, c[i], c[(i + 1) % n]))
+            })
+            .collect();
+        let walkable: Contours = shapes.into_iter().flatten().collect();
+        self.overlay(
+            &walkable,
+            &swept_walls,
+            OverlayRule::Difference,
+            FillRule::NonZero,
+        )
     }
 
     /// The grid of `scale` steps per world unit (a power of two, as
@@ -260,27 +281,53 @@ pub(crate) fn level_grid(level: &Level) -> Grid {
     Grid::new(extent)
 }
 
-/// How far walls are pushed out for an agent of `radius` (world units),
-/// and the angle step of the arcs round obstacle corners. The offset
-/// approximates each arc by chords, every one spanning less than twice the
-/// step, so a chord of an arc drawn at `distance` lies at least
-/// `distance * cos(step)` from its corner: with `distance = radius /
-/// cos(step)` no chord comes closer than `radius`. Walls then move out
-/// `1 / cos(step) - 1` of the radius too far (3.2% at the step of 0.25
-/// rad), so a gap up to that much wider than the agent stays closed to
-/// it. A finer step would waste less width but makes every corner's arc
-/// longer: at 0.067 rad (0.1% of a radius of 0.45) den520d eroded by 0.45
-/// had 14,693 regions against 3,934 and baked 2.8 times slower.
-fn erosion(radius: f64) -> (f64, f64) {
-    (radius / EROSION_STEP.cos(), EROSION_STEP)
-}
-
 /// Grid steps an erosion pushes walls beyond the radius, for rounding
 /// (see [`Grid::erode`]).
 const SNAP_MARGIN: f64 = 2.0;
 
-/// The angle step of the eroded arcs (see [`erosion`]).
-const EROSION_STEP: f64 = 0.25;
+/// A regular polygon of `sides` (a multiple of 8) around the origin whose
+/// sides are `inradius` from it, one facing each axis and each diagonal: it
+/// holds the disc of that radius, its corners are `1 / cos(pi / sides)` of
+/// the inradius away (8.2% beyond it with 8 sides, 1.9% with 16).
+fn pen(inradius: f64, sides: usize) -> Vec<[f64; 2]> {
+    let k = sides as f64;
+    let circumradius = inradius / (std::f64::consts::PI / k).cos();
+    (0..sides)
+        .map(|j| {
+            let angle = (2.0 * j as f64 + 1.0) * std::f64::consts::PI / k;
+            [circumradius * angle.cos(), circumradius * angle.sin()]
+        })
+        .collect()
+}
+
+/// The region the pen covers moving from `a` to `b`: the convex hull of
+/// the pen at both ends, counter-clockwise.
+fn swept(pen: &[[f64; 2]], a: [f64; 2], b: [f64; 2]) -> Vec<[f64; 2]> {
+    let mut points: Vec<[f64; 2]> = pen
+        .iter()
+        .flat_map(|p| [[a[0] + p[0], a[1] + p[1]], [b[0] + p[0], b[1] + p[1]]])
+        .collect();
+    points.sort_by(|p, q| p[0].total_cmp(&q[0]).then(p[1].total_cmp(&q[1])));
+    let cross = |o: [f64; 2], p: [f64; 2], q: [f64; 2]| {
+        (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0])
+    };
+    // Andrew's monotone chain: the lower hull left to right, then the upper
+    // right to left, each without its last point (the other's first)
+    let chain = |ordered: &mut dyn Iterator<Item = [f64; 2]>| {
+        let mut half: Vec<[f64; 2]> = Vec::new();
+        for p in ordered {
+            while half.len() >= 2 && cross(half[half.len() - 2], half[half.len() - 1], p) <= 0.0 {
+                half.pop();
+            }
+            half.push(p);
+        }
+        half.pop();
+        half
+    };
+    let mut hull = chain(&mut points.iter().copied());
+    hull.extend(chain(&mut points.iter().rev().copied()));
+    hull
+}
 
 /// A polygon as f64 points, turned counter-clockwise.
 pub(crate) fn counter_clockwise(polygon: &[glam::Vec2]) -> Vec<DVec2> {
@@ -313,14 +360,38 @@ impl Outline {
 
 #[cfg(test)]
 mod tests {
+    use super::{pen, swept};
+
+    /// The pen holds the disc: every side is the inradius from the centre
+    /// (so its edges are no nearer), and a swept outline holds the pen at
+    /// both ends and is convex and counter-clockwise.
     #[test]
-    fn erosion_keeps_the_radius_at_corners_and_overshoots_walls_by_a_bounded_share() {
-        for radius in [0.05, 0.45, 1.0, 3.0, 40.0] {
-            let (distance, step) = super::erosion(radius);
-            // the worst chord spans just under twice the step
-            assert!(distance * step.cos() >= radius * (1.0 - 1e-12), "{radius}");
-            let over = (distance - radius) / radius;
-            assert!((0.0..0.033).contains(&over), "{radius}: {over}");
+    fn the_pen_holds_the_disc_and_a_sweep_holds_the_pen_at_both_ends() {
+        for sides in [8, 16] {
+            let p = pen(0.45, sides);
+            assert_eq!(p.len(), sides);
+            for i in 0..sides {
+                let (a, b) = (p[i], p[(i + 1) % sides]);
+                let mid = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
+                assert!((mid[0].hypot(mid[1]) - 0.45).abs() < 1e-12);
+            }
+            // one side faces +x: walls along the axes move out by the inradius
+            assert!(p.iter().map(|v| v[0]).fold(0.0, f64::max) - 0.45 < 1e-12);
+            let (a, b) = ([1.0, 2.0], [4.0, -3.0]);
+            let hull = swept(&p, a, b);
+            let n = hull.len();
+            let cross = |o: [f64; 2], p: [f64; 2], q: [f64; 2]| {
+                (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0])
+            };
+            for i in 0..n {
+                assert!(cross(hull[i], hull[(i + 1) % n], hull[(i + 2) % n]) > 0.0);
+            }
+            for end in [a, b] {
+                for v in &p {
+                    let q = [end[0] + v[0], end[1] + v[1]];
+                    assert!((0..n).all(|i| cross(hull[i], hull[(i + 1) % n], q) >= -1e-12));
+                }
+            }
         }
     }
 }

@@ -29,8 +29,8 @@ fn every_bundled_map_bakes_and_validates() {
 /// An eroded bake keeps the radius: on den520d at radius 0.45 (the figure
 /// the unit-sizes issue found broken, 743 of 888 paths closer than 0.45 to
 /// a blocked cell, 0.4462 at worst, when arcs round corners were cut by
-/// chords) every path keeps at least the radius from every blocked cell,
-/// within 1e-3, measured against the grid itself.
+/// chords inside the circle) every path keeps at least the radius from
+/// every blocked cell, within 1e-3, measured against the grid itself.
 #[test]
 fn an_eroded_bake_keeps_its_radius_from_every_blocked_cell() {
     let radius = 0.45;
