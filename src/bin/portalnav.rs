@@ -141,6 +141,12 @@ enum Command {
         /// A path to draw: SX SY GX GY.
         #[arg(long, num_args = 4, value_names = ["SX", "SY", "GX", "GY"])]
         path: Option<Vec<f32>>,
+        /// Draw the mesh (and path) for this agent class of the level.
+        #[arg(long, conflicts_with = "radius")]
+        agent: Option<String>,
+        /// Draw the mesh (and path) for this agent radius, world units.
+        #[arg(long)]
+        radius: Option<f32>,
     },
 }
 
@@ -329,9 +335,16 @@ fn run(command: Command) -> Result<(), Failure> {
             json,
             buildings,
         } => run_scen(&map, &scen, radius, !flat, out.as_deref(), json, &buildings),
-        Command::Render { mesh, output, path } => {
+        Command::Render {
+            mesh,
+            output,
+            path,
+            agent,
+            radius,
+        } => {
             check_output(&output, &[&mesh])?;
-            let mesh = mesh_from(&mesh, None)?;
+            let mesh = mesh_from(&mesh, radius)?;
+            let mesh = sized(&mesh, agent.as_deref(), radius)?;
             let mut paths = Vec::new();
             if let Some(p) = path {
                 let found = NavQuery::new()
