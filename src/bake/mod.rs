@@ -21,6 +21,7 @@ use slotmap::SlotMap;
 
 pub use outline::MAX_CROSSINGS;
 pub use sized::MAX_DERIVED_RADII;
+pub(crate) use tiles::TileMesh;
 pub use tiles::{Edit, ObstacleId, TileCache, MAX_TILES};
 pub use triangulate::TriangleSoup;
 
@@ -495,6 +496,7 @@ fn assemble(
         max_radius: 0.0,
         agents: Vec::new(),
         snap_scale: 1.0,
+        tiling: None,
         regions,
         portals,
         areas,

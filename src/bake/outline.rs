@@ -103,45 +103,73 @@ impl Grid {
 
     /// `shapes` with their walls pushed out by `radius` (world units, >= 0):
     /// what is left where a pen ([`pen`]) holding the disc of the radius,
-    /// swept along every wall, does not reach. Walls along the axes and
-    /// diagonals (every wall of a grid map) move out by exactly the radius
-    /// under the octagon; with other walls the pen has 16 sides and no wall
-    /// moves out more than 1.9% beyond the radius; corners are cut as the
-    /// pen's sides (1 or 3 chords on a right-angled corner's arc), each
-    /// outside the circle. Walls go a further [`SNAP_MARGIN`] steps so that
+    /// swept along every wall, does not reach. A wall along an axis or a
+    /// diagonal (every wall of a grid map) is swept by the octagon and moves
+    /// out by exactly the radius; any other by the 16-sided pen, no more
+    /// than 1.9% beyond it. Corners are cut by the pens' sides (1 or 3
+    /// chords on a right-angled corner's arc), each outside the circle.
+    /// Each wall's sweep depends on that wall alone, so a tile can be
+    /// eroded from the walls near it ([`crate::NavMesh::for_radius`] on a
+    /// tiled mesh). Walls go a further [`SNAP_MARGIN`] steps so that
     /// rounding the swept outlines to this grid (less than a step) cannot
     /// bring one nearer than the radius (at a level's largest coordinates
-    /// a step is up to 1/8 unit: without the margin an edge came 0.242 from
+    /// a step is up to 1/4 unit: without the margin an edge came 0.242 from
     /// a wall at radius 0.25 near 1,040,000).
     pub(crate) fn erode(self, shapes: Shapes, radius: f32) -> Shapes {
         if radius <= 0.0 || shapes.is_empty() {
             return shapes;
         }
-        let octilinear = shapes.iter().flatten().all(|c| {
-            (0..c.len()).all(|i| {
-                let (a, b) = (c[i], c[(i + 1) % c.len()]);
-                let (dx, dy) = ((b[0] - a[0]).abs(), (b[1] - a[1]).abs());
-                dx == 0.0 || dy == 0.0 || dx == dy
-            })
-        });
-        let sides = if octilinear { 8 } else { 16 };
-        let pen = pen(f64::from(radius) + SNAP_MARGIN / self.scale, sides);
-        let pen = &pen;
+        let pens = &self.pens(radius);
+        // a pen wider than walkable space's whole box leaves nothing (and
+        // sweeps stay within a few times the box, in i_overlay's integers)
+        let (lo, hi) = shapes.iter().flatten().flatten().fold(
+            ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]),
+            |(lo, hi), p| {
+                (
+                    [lo[0].min(p[0]), lo[1].min(p[1])],
+                    [hi[0].max(p[0]), hi[1].max(p[1])],
+                )
+            },
+        );
+        if f64::from(radius) >= (hi[0] - lo[0]).hypot(hi[1] - lo[1]) {
+            return Vec::new();
+        }
+        // the sweeps reach beyond the walls: the grid's box must hold them
+        let wide = Grid {
+            extent: self.extent.max(
+                lo[0]
+                    .abs()
+                    .max(lo[1].abs())
+                    .max(hi[0].abs())
+                    .max(hi[1].abs()),
+            ) + pens.reach(),
+            scale: self.scale,
+        };
         let swept_walls: Contours = shapes
             .iter()
             .flatten()
             .flat_map(|c| {
                 let n = c.len();
-                (0..n).map(move |i| swept(pen, c[i], c[(i + 1) % n]))
+                (0..n).map(move |i| pens.sweep(c[i], c[(i + 1) % n]))
             })
             .collect();
         let walkable: Contours = shapes.into_iter().flatten().collect();
-        self.overlay(
+        wide.overlay(
             &walkable,
             &swept_walls,
             OverlayRule::Difference,
             FillRule::NonZero,
         )
+    }
+
+    /// The pens an erosion by `radius` sweeps on this grid: their sides the
+    /// radius plus [`SNAP_MARGIN`] steps from their centre.
+    pub(crate) fn pens(self, radius: f32) -> Pens {
+        let inradius = f64::from(radius) + SNAP_MARGIN / self.scale;
+        Pens {
+            octagon: pen(inradius, 8),
+            sixteen: pen(inradius, 16),
+        }
     }
 
     /// The grid of `scale` steps per world unit (a power of two, as
@@ -298,6 +326,33 @@ fn pen(inradius: f64, sides: usize) -> Vec<[f64; 2]> {
             [circumradius * angle.cos(), circumradius * angle.sin()]
         })
         .collect()
+}
+
+/// The two pens an erosion sweeps ([`Grid::erode`]): the octagon along
+/// walls that run along an axis or a diagonal, 16 sides along the others.
+pub(crate) struct Pens {
+    octagon: Vec<[f64; 2]>,
+    sixteen: Vec<[f64; 2]>,
+}
+
+impl Pens {
+    /// What the pen for the wall `a`-`b` covers swept along it.
+    pub(crate) fn sweep(&self, a: [f64; 2], b: [f64; 2]) -> Vec<[f64; 2]> {
+        let (dx, dy) = ((b[0] - a[0]).abs(), (b[1] - a[1]).abs());
+        if dx == 0.0 || dy == 0.0 || dx == dy {
+            swept(&self.octagon, a, b)
+        } else {
+            swept(&self.sixteen, a, b)
+        }
+    }
+
+    /// How far from a wall a sweep reaches: the octagon's corners.
+    pub(crate) fn reach(&self) -> f64 {
+        self.octagon
+            .iter()
+            .map(|p| p[0].hypot(p[1]))
+            .fold(0.0, f64::max)
+    }
 }
 
 /// The region the pen covers moving from `a` to `b`: the convex hull of

@@ -11,10 +11,11 @@ use i_overlay::core::fill_rule::FillRule;
 use i_overlay::core::overlay_rule::OverlayRule;
 
 use super::outline::{Contours, Grid};
+use super::tiles::TiledDerivation;
 use super::{assemble, finish, merge, triangulate, AssemblyScratch, BakeConfig};
 use crate::error::{BakeError, RadiusError};
 use crate::level::Level;
-use crate::mesh::{NavMesh, SizedMesh};
+use crate::mesh::{NavMesh, Sized, SizedMesh, SizedSlot};
 
 /// Most meshes for other radii a mesh keeps derived at once; asking for one
 /// more forgets the one asked for first (holders of its `Arc` keep it).
@@ -80,22 +81,47 @@ impl NavMesh {
         if radius == baked {
             return Ok(SizedMesh::Baked(self));
         }
-        // held while deriving: two threads asking for one radius derive it once
-        let mut derived = self
-            .sized
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, mesh)) = derived.iter().find(|(bits, _)| *bits == radius.to_bits()) {
-            return Ok(SizedMesh::Derived(Arc::clone(mesh)));
+        let bits = radius.to_bits();
+        let lock = || {
+            self.sized
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let slot = {
+            let mut slots = lock();
+            match slots.iter().find(|(b, _)| *b == bits) {
+                Some((_, slot)) => Arc::clone(slot),
+                None => {
+                    if slots.len() == MAX_DERIVED_RADII {
+                        slots.remove(0);
+                    }
+                    let slot = SizedSlot::default();
+                    slots.push((bits, Arc::clone(&slot)));
+                    slot
+                }
+            }
+        };
+        // derived outside the list's lock: one caller derives, the others
+        // asking for the same radius wait for it
+        let mut failure = None;
+        let sized = slot.get_or_init(|| {
+            derive_sized(self, radius)
+                .map_err(|error| failure = Some(error))
+                .ok()
+        });
+        match sized {
+            Some(sized) => Ok(SizedMesh::Derived(Arc::clone(&sized.mesh))),
+            None => {
+                // forget the failure, so that asking again tries again
+                lock().retain(|(_, s)| !Arc::ptr_eq(s, &slot));
+                match failure {
+                    Some(error) => Err(RadiusError::Bake { radius, error }),
+                    // another caller's derivation failed: derive to say why
+                    None => self.for_radius(radius),
+                }
+            }
         }
-        let mesh =
-            Arc::new(derive(self, radius).map_err(|error| RadiusError::Bake { radius, error })?);
-        if derived.len() == MAX_DERIVED_RADII {
-            derived.remove(0);
-        }
-        derived.push((radius.to_bits(), Arc::clone(&mesh)));
-        Ok(SizedMesh::Derived(mesh))
     }
 
     /// The mesh for an agent class of the level this mesh was baked from
@@ -115,13 +141,32 @@ impl NavMesh {
     }
 }
 
-/// The mesh a bake of `base`'s level gives for `radius` (above the base's own).
+/// The mesh for `radius` (above `base`'s own), tile by tile for a tiled
+/// mesh, with its tiles.
+fn derive_sized(base: &NavMesh, radius: f32) -> Result<Sized, BakeError> {
+    Ok(match TiledDerivation::new(base, radius) {
+        Some(tiled) => {
+            let (mesh, tiles) = tiled.derive(radius, None)?;
+            Sized {
+                mesh: Arc::new(mesh),
+                tiles: Some(Arc::new(tiles)),
+            }
+        }
+        None => Sized {
+            mesh: Arc::new(derive(base, radius)?),
+            tiles: None,
+        },
+    })
+}
+
+/// The mesh a bake of `base`'s level gives for `radius` (above the base's
+/// own), for a mesh baked whole.
 fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     let started = Instant::now();
     let data = &base.data;
     let grid = Grid::with_scale(data.snap_scale);
     // walkable space and each area kind's part of it, as the regions give them
-    let mut kinds: Vec<Contours> = vec![Vec::new(); data.areas.len()];
+    let mut kinds: Vec<Contours> = vec![Vec::new(); data.areas.len().max(1)];
     for region in data.regions.values() {
         let polygon = region
             .vertices

@@ -27,12 +27,15 @@ use glam::{DVec2, Vec2};
 use slotmap::SlotMap;
 
 use super::merge::{self, MergedPolygon};
-use super::outline::{as_points, counter_clockwise, Contours, Grid};
+use i_overlay::core::fill_rule::FillRule;
+use i_overlay::core::overlay_rule::OverlayRule;
+
+use super::outline::{as_points, counter_clockwise, Contours, Grid, Pens};
 use super::{assemble, finish, triangulate, AssemblyScratch, BakeConfig, Replacing};
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
-use crate::mesh::{AreaKind, NavMesh, Succession};
+use crate::mesh::{AreaKind, NavMesh, Sized, SizedSlot, Succession, TileGrid};
 
 slotmap::new_key_type! {
     /// A runtime obstacle of a [`TileCache`]; stale after
@@ -65,7 +68,7 @@ struct TileInputs {
 
 /// A baked tile: its vertices and convex polygons (area kinds as in the mesh).
 #[derive(Debug, Clone, Default, PartialEq)]
-struct TileMesh {
+pub(crate) struct TileMesh {
     points: Vec<DVec2>,
     polygons: Vec<MergedPolygon>,
     triangles: u32,
@@ -125,8 +128,26 @@ impl Tiling {
         }
     }
 
+    /// The tiling a mesh records.
+    fn of(grid: TileGrid) -> Tiling {
+        Tiling {
+            size: grid.size,
+            first: grid.first,
+            count: grid.count.map(|c| c as usize),
+        }
+    }
+
     fn len(&self) -> usize {
         self.count[0] * self.count[1]
+    }
+
+    /// The tile a point inside the tiling lies in (clamped to it).
+    fn tile_of(&self, p: DVec2) -> usize {
+        let axis = |k: usize, v: f64| {
+            let i = (v / self.size).floor() as i64 - self.first[k];
+            i.clamp(0, self.count[k] as i64 - 1) as usize
+        };
+        axis(1, p.y) * self.count[0] + axis(0, p.x)
     }
 
     /// The rectangle of tile `index` (row-major from the lowest y).
@@ -484,7 +505,7 @@ impl TileCache {
             level,
             config,
             (&tiling, &tiles, grid),
-            areas.clone(),
+            (areas.clone(), 0.0),
             &mut scratch,
             None,
         )?;
@@ -718,7 +739,7 @@ impl TileCache {
             &self.level,
             &self.config,
             (&self.tiling, &self.tiles, self.grid),
-            self.areas.clone(),
+            (self.areas.clone(), 0.0),
             &mut self.scratch,
             Some(replacing),
         ) {
@@ -730,6 +751,13 @@ impl TileCache {
                 return Err(e.into());
             }
         };
+        let mut mesh = mesh;
+        let carried = carry_sizes(&self.mesh, &mesh, &dirty);
+        *mesh
+            .sized
+            .0
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = carried;
         let replaced = std::mem::replace(&mut self.mesh, Arc::new(mesh));
         self.release(replaced);
         self.generation += 1;
@@ -750,6 +778,242 @@ impl TileCache {
         }
         Ok(ids)
     }
+}
+
+/// The regions and the walls (edges without a portal) of a tiled mesh, by
+/// tile: what deriving a tile for a wider agent reads.
+struct ByTile {
+    regions: Vec<Vec<u32>>,
+    walls: Vec<Vec<[DVec2; 2]>>,
+}
+
+impl ByTile {
+    fn of(mesh: &NavMesh, tiling: &Tiling) -> ByTile {
+        let mut by = ByTile {
+            regions: vec![Vec::new(); tiling.len()],
+            walls: vec![Vec::new(); tiling.len()],
+        };
+        for (i, region) in mesh.data.regions.values().enumerate() {
+            let v = &region.vertices;
+            // regions stop at tile borders: a point inside one names its tile
+            let inside = v.iter().map(|p| p.as_dvec2()).sum::<DVec2>() / v.len() as f64;
+            by.regions[tiling.tile_of(inside)].push(i as u32);
+            for (k, portal) in region.portals.iter().enumerate() {
+                if portal.is_none() {
+                    let (a, b) = (v[k].as_dvec2(), v[(k + 1) % v.len()].as_dvec2());
+                    by.walls[tiling.tile_of((a + b) * 0.5)].push([a, b]);
+                }
+            }
+        }
+        by
+    }
+}
+
+/// What a mesh for a wider agent derives from a tiled mesh: the tiling,
+/// the grid, the pen and how far it reaches, and the mesh's regions and
+/// walls by tile.
+pub(crate) struct TiledDerivation<'a> {
+    base: &'a NavMesh,
+    tiling: Tiling,
+    grid: Grid,
+    pens: Pens,
+    /// Tiles away (along x and y) a wall can be and still reach a tile.
+    hops: usize,
+    reach: f64,
+    by_tile: ByTile,
+}
+
+impl<'a> TiledDerivation<'a> {
+    /// For `base` (baked in tiles) and an agent of `radius` (above its own).
+    pub(crate) fn new(base: &'a NavMesh, radius: f32) -> Option<TiledDerivation<'a>> {
+        let tiling = Tiling::of(base.data.tiling?);
+        let grid = Grid::with_scale(base.data.snap_scale);
+        let by_tile = ByTile::of(base, &tiling);
+        let pens = grid.pens(radius - base.data.agent_radius);
+        // the pen's corners, and a step of rounding
+        let reach = pens.reach() + 1.0 / grid.scale;
+        let hops = (reach / tiling.size).ceil() as usize;
+        Some(TiledDerivation {
+            base,
+            tiling,
+            grid,
+            pens,
+            hops,
+            reach,
+            by_tile,
+        })
+    }
+
+    /// Tiles whose derived tile can change when tiles `dirty` of the base
+    /// are re-baked: those the pen reaches from them, and their neighbours
+    /// (whose border edges the re-bake may split differently).
+    pub(crate) fn affected(&self, dirty: &[usize]) -> Vec<bool> {
+        let mut out = vec![false; self.tiling.len()];
+        let (w, h) = (self.tiling.count[0], self.tiling.count[1]);
+        let k = self.hops + 1;
+        for &d in dirty {
+            let (x, y) = (d % w, d / w);
+            for ty in y.saturating_sub(k)..=(y + k).min(h - 1) {
+                for tx in x.saturating_sub(k)..=(x + k).min(w - 1) {
+                    out[ty * w + tx] = true;
+                }
+            }
+        }
+        out
+    }
+
+    /// Tile `t` of the mesh for the wider agent: the base's regions in it,
+    /// less what the pen covers swept along every wall that reaches it
+    /// (each sweep clipped to the tile, so both sides of a border cut it
+    /// at the same points), then the CDT and the merge.
+    fn tile(&self, t: usize) -> Result<TileMesh, BakeError> {
+        let data = &self.base.data;
+        if self.by_tile.regions[t].is_empty() {
+            return Ok(TileMesh::default());
+        }
+        let rect = self.tiling.rect(t);
+        let (lo, hi) = (
+            rect[0] - DVec2::splat(self.reach),
+            rect[1] + DVec2::splat(self.reach),
+        );
+        let w = self.tiling.count[0];
+        let (x, y) = (t % w, t / w);
+        let mut sweeps: Contours = Vec::new();
+        for uy in y.saturating_sub(self.hops)..=(y + self.hops).min(self.tiling.count[1] - 1) {
+            for ux in x.saturating_sub(self.hops)..=(x + self.hops).min(w - 1) {
+                for &[a, b] in &self.by_tile.walls[uy * w + ux] {
+                    if a.max(b).cmplt(lo).any() || a.min(b).cmpgt(hi).any() {
+                        continue;
+                    }
+                    let hull: Vec<DVec2> = (self.pens.sweep([a.x, a.y], [b.x, b.y]))
+                        .into_iter()
+                        .map(|[x, y]| DVec2::new(x, y))
+                        .collect();
+                    let part = clip(&hull, rect);
+                    if !part.is_empty() {
+                        sweeps.push(as_points(&part));
+                    }
+                }
+            }
+        }
+        let mut kinds: Vec<Contours> = vec![Vec::new(); data.areas.len().max(1)];
+        for &i in &self.by_tile.regions[t] {
+            let region = &data.regions[self.base.tables.region_keys[i as usize]];
+            let polygon = region
+                .vertices
+                .iter()
+                .map(|v| [f64::from(v.x), f64::from(v.y)]);
+            kinds[usize::from(region.area)].push(polygon.collect());
+        }
+        let walkable: Contours = kinds.iter().flatten().cloned().collect();
+        let shapes = self.grid.overlay(
+            &walkable,
+            &sweeps,
+            OverlayRule::Difference,
+            FillRule::NonZero,
+        );
+        if shapes.is_empty() {
+            return Ok(TileMesh::default());
+        }
+        let costed = kinds.into_iter().enumerate().skip(1);
+        let outline = self
+            .grid
+            .outline(shapes, costed.filter(|(_, c)| !c.is_empty()));
+        let tri = triangulate::triangulate(&outline)?;
+        let mut polygons = merge::merge(&tri);
+        for p in &mut polygons {
+            if p.area > 0 {
+                p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
+            }
+        }
+        Ok(TileMesh {
+            points: tri.points,
+            polygons,
+            triangles: tri.tris.len() as u32,
+            dropped: tri.dropped,
+            walkable_area: outline.walkable_area(),
+        })
+    }
+
+    /// The mesh for an agent of `radius` and its tiles: every tile derived,
+    /// or, given the tiles of an earlier derivation and which of them an
+    /// edit affected, only those.
+    pub(crate) fn derive(
+        &self,
+        radius: f32,
+        earlier: Option<(&[TileMesh], &[bool])>,
+    ) -> Result<(NavMesh, Vec<TileMesh>), BakeError> {
+        let tiles = (0..self.tiling.len())
+            .map(|t| match earlier {
+                Some((tiles, affected)) if !affected[t] => Ok(tiles[t].clone()),
+                _ => self.tile(t),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((self.mesh(radius, &tiles)?, tiles))
+    }
+
+    /// The mesh for the wider agent from its tiles.
+    fn mesh(&self, radius: f32, tiles: &[TileMesh]) -> Result<NavMesh, BakeError> {
+        let data = &self.base.data;
+        let h = data.hierarchy.as_ref();
+        let config = BakeConfig {
+            agent_radius: radius,
+            corridors: h.is_some(),
+            cluster_size: h.map_or(super::DEFAULT_CLUSTER_SIZE, |h| h.cluster_size),
+            max_radius: Some(data.max_radius),
+            tile_size: Some(self.tiling.size as f32),
+            ..BakeConfig::default()
+        };
+        let level = Level {
+            name: data.name.clone(),
+            nav_points: data.nav_points.clone(),
+            agents: data.agents.clone(),
+            ..Level::default()
+        };
+        build_mesh(
+            &level,
+            &config,
+            (&self.tiling, tiles, self.grid),
+            (data.areas.clone(), radius),
+            &mut MeshScratch::default(),
+            None,
+        )
+    }
+}
+
+/// The meshes for wider agents that `before` had derived, derived again
+/// for `after` (which re-baked tiles `dirty`): only the tiles the edit can
+/// change are derived again, the others are taken as they were. A radius
+/// whose derivation now fails is left out (asking for it again reports why).
+fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, SizedSlot)> {
+    let earlier = before
+        .sized
+        .0
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let mut carried = Vec::with_capacity(earlier.len());
+    for (bits, slot) in earlier {
+        let radius = f32::from_bits(bits);
+        let Some(Some(Sized {
+            tiles: Some(tiles), ..
+        })) = slot.get()
+        else {
+            continue;
+        };
+        let Some(tiled) = TiledDerivation::new(after, radius) else {
+            continue;
+        };
+        let affected = tiled.affected(dirty);
+        if let Ok((mesh, tiles)) = tiled.derive(radius, Some((tiles, &affected))) {
+            let sized = Sized {
+                mesh: Arc::new(mesh),
+                tiles: Some(Arc::new(tiles)),
+            };
+            carried.push((bits, Arc::new(std::sync::OnceLock::from(Some(sized)))));
+        }
+    }
+    carried
 }
 
 /// Which regions of `before` an edit kept in `after` ([`Succession`]).
@@ -809,7 +1073,7 @@ fn build_mesh(
     level: &Level,
     config: &BakeConfig,
     (tiling, tiles, grid): (&Tiling, &[TileMesh], Grid),
-    areas: Vec<AreaKind>,
+    (areas, radius): (Vec<AreaKind>, f32),
     scratch: &mut MeshScratch,
     replacing: Option<Replacing<'_>>,
 ) -> Result<NavMesh, BakeError> {
@@ -885,10 +1149,15 @@ fn build_mesh(
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
     data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();
     data.snap_scale = grid.scale;
+    data.tiling = Some(TileGrid {
+        size: tiling.size,
+        first: tiling.first,
+        count: tiling.count.map(|c| c as u32),
+    });
     if data.regions.is_empty() {
-        return Err(BakeError::NothingWalkable { radius: 0.0 });
+        return Err(BakeError::NothingWalkable { radius });
     }
-    finish(data, level, config, (0.0, started), replacing)
+    finish(data, level, config, (radius, started), replacing)
 }
 
 /// Splits every polygon edge that runs along a border between tiles at the

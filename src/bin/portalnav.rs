@@ -236,6 +236,17 @@ fn mesh_from(path: &FsPath, max_radius: Option<f32>) -> Result<NavMesh, Failure>
     }
 }
 
+/// Refuses a radius that is not a finite number >= 0 before anything is
+/// baked for it.
+fn check_radius(radius: Option<f32>) -> Result<(), Failure> {
+    match radius {
+        Some(radius) if !(radius.is_finite() && radius >= 0.0) => {
+            Err(fail(EXIT_USAGE)(portalnav::RadiusError::Invalid { radius }))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The mesh for an agent class or radius (none: the mesh itself).
 fn sized<'m>(
     mesh: &'m NavMesh,
@@ -304,6 +315,7 @@ fn run(command: Command) -> Result<(), Failure> {
             agent,
             radius,
         } => {
+            check_radius(radius)?;
             let mesh = mesh_from(&mesh, radius)?;
             let mesh = sized(&mesh, agent.as_deref(), radius)?;
             let path = NavQuery::new()
@@ -343,6 +355,7 @@ fn run(command: Command) -> Result<(), Failure> {
             radius,
         } => {
             check_output(&output, &[&mesh])?;
+            check_radius(radius)?;
             let mesh = mesh_from(&mesh, radius)?;
             let mesh = sized(&mesh, agent.as_deref(), radius)?;
             let mut paths = Vec::new();
@@ -610,6 +623,7 @@ fn run_scen(
     if let Some(stamped) = &buildings.stamped {
         check_output(stamped, &[map, scen])?;
     }
+    check_radius(Some(radius))?;
     let scenarios = Scenario::load_file(scen).map_err(fail(EXIT_INPUT))?;
     let started = Instant::now();
     let mesh = if buildings.buildings == 0 {

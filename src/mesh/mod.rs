@@ -170,6 +170,9 @@ pub(crate) struct MeshData {
     /// Steps per world unit of the grid the bake snapped every point to (a
     /// power of two): [`NavMesh::for_radius`] erodes on the same grid.
     pub snap_scale: f64,
+    /// The tiles of a tiled bake (`BakeConfig::tile_size`): regions stop at
+    /// their borders, and [`NavMesh::for_radius`] derives tile by tile.
+    pub tiling: Option<TileGrid>,
     pub regions: SlotMap<RegionId, Region>,
     pub portals: SlotMap<PortalId, Portal>,
     pub areas: Vec<AreaKind>,
@@ -262,6 +265,15 @@ pub struct NavMesh {
     pub(crate) sized: SizedCache,
 }
 
+/// Square tiles on a grid anchored at the origin: `count` tiles along x
+/// and y from tile coordinates `first` (multiples of `size`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct TileGrid {
+    pub size: f64,
+    pub first: [i64; 2],
+    pub count: [u32; 2],
+}
+
 /// A mesh for one agent radius ([`NavMesh::for_radius`]): the mesh asked,
 /// when it was baked for that radius, or one derived from it. It derefs to
 /// the [`NavMesh`] to query.
@@ -285,10 +297,24 @@ impl std::ops::Deref for SizedMesh<'_> {
 }
 
 /// The meshes [`NavMesh::for_radius`] derived, by radius (its bits), oldest
-/// first. A clone of a mesh starts with none: they are derived again on
-/// demand rather than shared between meshes that may be edited apart.
+/// first. Each is a slot filled once: the list is locked only to find or
+/// add a slot, so deriving one radius holds back only callers of that
+/// radius. A slot holds `None` when its derivation failed. A clone of a
+/// mesh starts with none: they are derived again on demand rather than
+/// shared between meshes that may be edited apart.
 #[derive(Debug, Default)]
-pub(crate) struct SizedCache(pub std::sync::Mutex<Vec<(u32, std::sync::Arc<NavMesh>)>>);
+pub(crate) struct SizedCache(pub std::sync::Mutex<Vec<(u32, SizedSlot)>>);
+
+/// A radius's place in a [`SizedCache`].
+pub(crate) type SizedSlot = std::sync::Arc<std::sync::OnceLock<Option<Sized>>>;
+
+/// One derived mesh, and for a tiled mesh its tiles, which the next edit
+/// derives again only where it can change them.
+#[derive(Debug, Clone)]
+pub(crate) struct Sized {
+    pub mesh: std::sync::Arc<NavMesh>,
+    pub tiles: Option<std::sync::Arc<Vec<crate::bake::TileMesh>>>,
+}
 
 impl Clone for SizedCache {
     fn clone(&self) -> Self {

@@ -75,7 +75,9 @@ impl HierarchyError {
 const MAX_GRID_STEPS: f64 = 8_388_608.0;
 
 /// The radii and the snapping grid: a radius range the derivation can
-/// serve, agent classes inside it, and a grid of a power-of-two step.
+/// serve, agent classes of finite radii (a class above the maximum is
+/// refused when asked for), a tiling the bake could make, and a grid of a
+/// power-of-two step.
 fn check_sizes(data: &super::MeshData) -> Result<(), ValidationError> {
     let (baked, max) = (data.agent_radius, data.max_radius);
     if !(baked.is_finite() && baked >= 0.0 && max.is_finite() && max >= baked) {
@@ -92,6 +94,25 @@ fn check_sizes(data: &super::MeshData) -> Result<(), ValidationError> {
             "agent class {:?} has radius {}",
             a.name, a.radius
         )));
+    }
+    if let Some(t) = data.tiling {
+        let tiles = u64::from(t.count[0]) * u64::from(t.count[1]);
+        let far = t
+            .first
+            .iter()
+            .map(|&f| (f as f64 * t.size).abs())
+            .fold(0.0, f64::max);
+        if !(t.size.is_finite() && t.size > 0.0)
+            || tiles == 0
+            || tiles > crate::bake::MAX_TILES as u64
+            || far.is_nan()
+            || far > 2f64.powi(24)
+        {
+            return Err(ValidationError::Sizes(format!(
+                "tiles of {} by {} x {} from {:?} are not a tiling this build bakes",
+                t.size, t.count[0], t.count[1], t.first
+            )));
+        }
     }
     let scale = data.snap_scale;
     let exponent = scale.log2();

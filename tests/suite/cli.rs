@@ -297,6 +297,17 @@ fn one_baked_file_serves_every_radius_up_to_its_maximum() {
         lengths.windows(2).all(|w| w[0] <= w[1] + 1e-4),
         "{lengths:?}"
     );
+    assert!(lengths[3] > lengths[0] + 0.5, "{lengths:?}");
+    for bad in [&["--radius", "-1"][..], &["--radius", "NaN"]] {
+        let out = path(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", text(&out.stderr));
+    }
+    // a level baked on the fly serves the radius asked for
+    let level = level.to_str().unwrap();
+    let out = portalnav(&["path", level, "8", "8", "90", "50", "--radius", "3"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = portalnav(&["path", level, "8", "8", "90", "50", "--radius", "-3"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let out = path(&["--radius", "2.5"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(

@@ -403,3 +403,126 @@ fn group_moves_surface_moves_rays_and_nearest_points_keep_the_radius() {
     }
     assert!(moves > 50 && rays > 50, "{moves} moves, {rays} rays");
 }
+
+/// On a tiled mesh the mesh for a radius is derived tile by tile, and a
+/// runtime edit derives again only the tiles near it: after every edit (an
+/// axis-aligned building, a rotated one, a batch, a removal) the meshes for
+/// two radii, carried through the edits, are byte for byte the ones derived
+/// from a fresh tiled bake of the level with the surviving obstacles.
+#[test]
+fn meshes_for_radii_follow_runtime_edits_as_fresh_bakes_give_them() {
+    use glam::vec2;
+    use portalnav::{Edit, TileCache};
+    let map = data_dir().join("maps").join("den520d.map");
+    let level = Level::from_movingai_file(&map).unwrap();
+    let config = BakeConfig {
+        tile_size: Some(32.0),
+        corridors: false,
+        ..config(1.45)
+    };
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    for r in [0.95, 1.45] {
+        cache.mesh().for_radius(r).unwrap();
+    }
+    let square = |x: f32, y: f32, s: f32| {
+        vec![
+            vec2(x, y),
+            vec2(x + s, y),
+            vec2(x + s, y + s),
+            vec2(x, y + s),
+        ]
+    };
+    let tilted = vec![
+        vec2(100.0, 60.0),
+        vec2(106.0, 63.0),
+        vec2(103.0, 69.0),
+        vec2(97.0, 66.0),
+    ];
+    let barracks = cache.add_obstacle(&square(60.0, 100.0, 6.0)).unwrap();
+    let check = |cache: &TileCache, what: &str| {
+        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).unwrap();
+        for r in [0.95, 1.45] {
+            let carried = cache.mesh().for_radius(r).unwrap();
+            carried.validate().unwrap();
+            let fresh = fresh.for_radius(r).unwrap();
+            assert!(
+                carried.to_bytes().unwrap() == fresh.to_bytes().unwrap(),
+                "{what} at {r}: the carried mesh is not the fresh one"
+            );
+        }
+    };
+    check(&cache, "a building");
+    cache.add_obstacle(&tilted).unwrap();
+    check(&cache, "a rotated building");
+    // small buildings on free cells just inside a tile's border: they
+    // change what the pen leaves in the tile beyond it, which the edit did
+    // not re-bake
+    let scens = Scenario::load_file(map.with_extension("map.scen")).unwrap();
+    let near: Vec<glam::Vec2> = scens
+        .iter()
+        .map(|s| s.start_point())
+        .filter(|p| (p.x.floor() as i64).rem_euclid(32) == 31)
+        .take(3)
+        .collect();
+    assert!(!near.is_empty());
+    for p in near {
+        cache
+            .add_obstacle(&square(p.x.floor() + 0.25, p.y.floor() + 0.25, 0.5))
+            .unwrap();
+        check(&cache, "a building by a tile's border");
+    }
+    cache
+        .apply(&[
+            Edit::Add(square(30.0, 31.0, 3.0)),
+            Edit::Add(square(200.0, 150.0, 8.0)),
+            Edit::Remove(barracks),
+        ])
+        .unwrap();
+    check(&cache, "a batch with a removal");
+}
+
+/// A mesh for a radius derived tile by tile covers the same walkable space
+/// as one derived whole, and a path exists on one exactly when it does on
+/// the other.
+#[test]
+fn a_tiled_derivation_covers_what_a_whole_one_does() {
+    let map = data_dir().join("maps").join("den520d.map");
+    let level = Level::from_movingai_file(&map).unwrap();
+    let whole = NavMesh::bake(&level, &config(1.45)).unwrap();
+    let tiled = NavMesh::bake(
+        &level,
+        &BakeConfig {
+            tile_size: Some(32.0),
+            ..config(1.45)
+        },
+    )
+    .unwrap();
+    let scens = Scenario::load_file(map.with_extension("map.scen")).unwrap();
+    let mut query = NavQuery::new();
+    let filter = QueryFilter::default();
+    for r in [0.45, 1.45] {
+        let (a, b) = (whole.for_radius(r).unwrap(), tiled.for_radius(r).unwrap());
+        let (wa, ta) = (a.stats().walkable_area, b.stats().walkable_area);
+        assert!(
+            (wa - ta).abs() <= 1e-6 * wa,
+            "radius {r}: {wa} against {ta}"
+        );
+        assert!(b.region_count() >= a.region_count());
+        for s in scens.iter().step_by(4) {
+            let (p, q) = (s.start_point(), s.goal_point());
+            let (x, y) = (
+                query.find_path(&a, p, q, &filter),
+                query.find_path(&b, p, q, &filter),
+            );
+            assert_eq!(
+                x.is_ok(),
+                y.is_ok(),
+                "radius {r}: {p} -> {q}: {x:?} against {y:?}"
+            );
+            if let (Ok(x), Ok(y)) = (x, y) {
+                // the tiled mesh's corridor can differ: lengths within 2%
+                assert!((x.length() - y.length()).abs() <= 0.02 * x.length().max(1.0));
+            }
+        }
+    }
+}
