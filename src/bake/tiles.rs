@@ -845,12 +845,15 @@ impl<'a> TiledDerivation<'a> {
     }
 
     /// Tiles whose derived tile can change when tiles `dirty` of the base
-    /// are re-baked: those the pen reaches from them, and their neighbours
-    /// (whose border edges the re-bake may split differently).
+    /// are re-baked: those within the pen's reach of a dirty tile. That
+    /// holds the dirty tiles' walls and regions, and the neighbours whose
+    /// border edges (regions and walls on the shared border) the re-bake
+    /// may have split differently.
     pub(crate) fn affected(&self, dirty: &[usize]) -> Vec<bool> {
         let mut out = vec![false; self.tiling.len()];
         let (w, h) = (self.tiling.count[0], self.tiling.count[1]);
-        let k = self.hops + 1;
+        // tiles k apart along an axis have k - 1 tiles between them
+        let k = 1 + (self.reach / self.tiling.size).floor() as usize;
         for &d in dirty {
             let (x, y) = (d % w, d / w);
             for ty in y.saturating_sub(k)..=(y + k).min(h - 1) {
