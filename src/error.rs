@@ -152,8 +152,9 @@ pub enum QueryError {
     StalePath,
     /// The point is not where a unit of this mesh's radius fits: closer than
     /// the radius to a wall, or off walkable space, and no fitting point lies
-    /// within the filter's snap distance (a mesh from
-    /// [`crate::NavMesh::for_radius`]).
+    /// within the filter's snap distance (on a mesh above radius 0: from
+    /// [`crate::NavMesh::for_radius`], or baked for an agent). On a radius-0
+    /// mesh the same case is [`QueryError::OffMesh`].
     #[error("{which} point {point} has no room for a unit of radius {radius} (too close to a wall, or off the mesh)")]
     NoRoom {
         /// `start`, `goal` or `point`.

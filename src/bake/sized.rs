@@ -28,16 +28,20 @@ impl NavMesh {
     /// rays, nearest points, group moves, followers and schedulers on it all
     /// serve that radius.
     ///
-    /// The radius of the mesh itself gives the mesh. Any other, up to
+    /// The radius of the mesh itself gives the mesh ([`SizedMesh::Baked`],
+    /// whether this mesh was baked or derived). Any other, up to
     /// [`NavMesh::max_radius`], is derived on first use (it costs about a bake
     /// of the level, see BENCHMARKS.md; ask at load time for the radii a
-    /// game uses) and kept, up to [`MAX_DERIVED_RADII`] of them. A derived
-    /// mesh is the one [`NavMesh::bake`] gives for the level at that radius,
-    /// with the hierarchy when this mesh has one: the same bytes when saved,
+    /// game uses) and kept, up to [`MAX_DERIVED_RADII`] of them; deriving
+    /// holds back only callers asking for the same radius. From a radius-0
+    /// mesh baked whole with the default hierarchy settings, a derived mesh
+    /// is the one [`NavMesh::bake`] gives for the level at that radius, with
+    /// the hierarchy when this mesh has one: the same bytes when saved,
     /// except where a costed area's edge crosses a wall off the snapping
-    /// grid (there the area's outline may differ by a grid step). Its area
-    /// kinds are this mesh's, so a [`crate::QueryFilter`] means the same on
-    /// both.
+    /// grid (there the area's outline may differ by a grid step). A mesh
+    /// baked in tiles derives tile by tile, and a [`crate::TileCache`] edit
+    /// carries every derived radius to the edited mesh. Area kinds are this
+    /// mesh's, so a [`crate::QueryFilter`] means the same on both.
     ///
     /// # Errors
     /// [`RadiusError::Invalid`] for a NaN, infinite or negative radius,

@@ -56,7 +56,7 @@ impl NavQuery {
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] for NaN or infinite input,
-    /// [`QueryError::OffMesh`] when `from` is not on the mesh (after
+    /// [`QueryError::OffMesh`] (on a mesh above radius 0, [`QueryError::NoRoom`]) when `from` is not on the mesh (after
     /// snapping, if the filter allows it).
     ///
     /// # Example
@@ -416,7 +416,7 @@ impl PathFollower {
     ///
     /// # Errors
     /// [`QueryError::NoPath`] before a path was planned (or after a replan
-    /// failed), [`QueryError::NonFinite`] or [`QueryError::OffMesh`] for a
+    /// failed), [`QueryError::NonFinite`] or [`QueryError::OffMesh`] (on a mesh above radius 0, [`QueryError::NoRoom`]) for a
     /// bad position (the follower is left as it was), and the errors of a
     /// replan ([`NavQuery::find_path`]), after which the follower has no path.
     pub fn update(
@@ -520,7 +520,7 @@ impl PathFollower {
     ///
     /// # Errors
     /// [`QueryError::NoPath`] before a path was planned,
-    /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] for a bad goal,
+    /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] (on a mesh above radius 0, [`QueryError::NoRoom`]) for a bad goal,
     /// and the errors of [`NavQuery::find_path`] when a replan finds no way.
     pub fn set_goal(
         &mut self,

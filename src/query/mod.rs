@@ -295,7 +295,7 @@ impl NavQuery {
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] for NaN or infinite input,
-    /// [`QueryError::OffMesh`] for points not on the mesh (after snapping, if
+    /// [`QueryError::OffMesh`] (on a mesh above radius 0, [`QueryError::NoRoom`]) for points not on the mesh (after snapping, if
     /// the filter allows it), [`QueryError::Unreachable`] when the goal is on
     /// another island (answered at once from component ids) or behind
     /// excluded areas, [`QueryError::BudgetExhausted`] when the budget ran out
@@ -558,7 +558,7 @@ impl NavQuery {
     /// obstacles touch. An end point exactly on a wall is still seen.
     ///
     /// # Errors
-    /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] for a bad `from`,
+    /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] (on a mesh above radius 0, [`QueryError::NoRoom`]) for a bad `from`,
     /// [`QueryError::NonFinite`] for a bad `to`.
     ///
     /// # Example

@@ -240,7 +240,7 @@ impl PathScheduler {
     /// [`QueryError::QueueFull`] when `capacity` requests are waiting (the
     /// request is not queued). With first paths on, the first search's
     /// errors for bad ends ([`QueryError::NonFinite`],
-    /// [`QueryError::OffMesh`], [`QueryError::Unreachable`]), also not queued.
+    /// [`QueryError::OffMesh`] (on a mesh above radius 0, [`QueryError::NoRoom`]), [`QueryError::Unreachable`]), also not queued.
     pub fn submit(
         &mut self,
         mesh: &NavMesh,
