@@ -207,6 +207,45 @@ fn resolve_outline(
     Ok((radius, outline::resolve(level, radius)?))
 }
 
+/// The CDT of `outline` merged into convex polygons, each polygon's area
+/// the kind its outline area is tagged with (the triangulation numbers
+/// areas by their place in the outline).
+fn merged_polygons(
+    outline: &outline::Outline,
+) -> Result<(triangulate::Triangulated, Vec<merge::MergedPolygon>), BakeError> {
+    let tri = triangulate::triangulate(outline)?;
+    let mut polygons = merge::merge(&tri);
+    for p in &mut polygons {
+        if p.area > 0 {
+            p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
+        }
+    }
+    Ok((tri, polygons))
+}
+
+/// Each area kind's regions of `mesh` among `regions` (all when `None`), as
+/// contours, by kind (at least one list, for plain ground).
+fn regions_by_kind(mesh: &NavMesh, regions: Option<&[u32]>) -> Vec<outline::Contours> {
+    let data = &mesh.data;
+    let mut kinds = vec![Vec::new(); data.areas.len().max(1)];
+    let mut add = |region: &Region| {
+        let polygon = region
+            .vertices
+            .iter()
+            .map(|v| [f64::from(v.x), f64::from(v.y)]);
+        kinds[usize::from(region.area)].push(polygon.collect());
+    };
+    match regions {
+        Some(list) => {
+            for &i in list {
+                add(&data.regions[mesh.tables.region_keys[i as usize]]);
+            }
+        }
+        None => data.regions.values().for_each(add),
+    }
+    kinds
+}
+
 /// Refuses a level with more areas than a region's `u16` kind can number.
 fn check_area_count(level: &Level) -> Result<(), BakeError> {
     if level.areas.len() >= usize::from(u16::MAX) {

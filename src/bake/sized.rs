@@ -12,7 +12,7 @@ use i_overlay::core::overlay_rule::OverlayRule;
 
 use super::outline::{Contours, Grid};
 use super::tiles::TiledDerivation;
-use super::{assemble, finish, merge, triangulate, AssemblyScratch, BakeConfig};
+use super::{assemble, finish, merged_polygons, regions_by_kind, AssemblyScratch, BakeConfig};
 use crate::error::{BakeError, RadiusError};
 use crate::level::Level;
 use crate::mesh::{NavMesh, Sized, SizedMesh, SizedSlot};
@@ -170,14 +170,7 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     let data = &base.data;
     let grid = Grid::with_scale(data.snap_scale);
     // walkable space and each area kind's part of it, as the regions give them
-    let mut kinds: Vec<Contours> = vec![Vec::new(); data.areas.len().max(1)];
-    for region in data.regions.values() {
-        let polygon = region
-            .vertices
-            .iter()
-            .map(|v| [f64::from(v.x), f64::from(v.y)]);
-        kinds[usize::from(region.area)].push(polygon.collect());
-    }
+    let kinds = regions_by_kind(base, None);
     let walkable: Contours = kinds.iter().flatten().cloned().collect();
     let shapes = grid.overlay(&walkable, &[], OverlayRule::Subject, FillRule::NonZero);
     let shapes = grid.erode(shapes, radius - data.agent_radius);
@@ -186,17 +179,9 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     }
     let costed = kinds.into_iter().enumerate().skip(1);
     let outline = grid.outline(shapes, costed.filter(|(_, c)| !c.is_empty()));
-    let tri = triangulate::triangulate(&outline)?;
+    let (tri, polygons) = merged_polygons(&outline)?;
     if tri.tris.is_empty() {
         return Err(BakeError::NothingWalkable { radius });
-    }
-    let mut polygons = merge::merge(&tri);
-    // the triangulation numbers areas by their place in the outline (those
-    // the erosion left): give each its kind in this mesh again
-    for p in &mut polygons {
-        if p.area > 0 {
-            p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
-        }
     }
     let mut derived = assemble(
         &tri.points,

@@ -26,12 +26,15 @@ use std::sync::Arc;
 use glam::{DVec2, Vec2};
 use slotmap::SlotMap;
 
-use super::merge::{self, MergedPolygon};
+use super::merge::MergedPolygon;
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::core::overlay_rule::OverlayRule;
 
+use super::outline::Outline;
 use super::outline::{as_points, counter_clockwise, Contours, Grid, Pens};
-use super::{assemble, finish, triangulate, AssemblyScratch, BakeConfig, Replacing};
+use super::{
+    assemble, finish, merged_polygons, regions_by_kind, AssemblyScratch, BakeConfig, Replacing,
+};
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
@@ -325,22 +328,21 @@ fn bake_tile(
         .areas
         .iter()
         .map(|(kind, polygon)| (usize::from(*kind), vec![as_points(polygon)]));
-    let outline = grid.outline(shapes, areas);
-    let tri = triangulate::triangulate(&outline)?;
-    let mut polygons = merge::merge(&tri);
-    for p in &mut polygons {
-        if p.area > 0 {
-            // from the tile's own numbering of its areas to the mesh's
-            p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
-        }
+    TileMesh::of(&grid.outline(shapes, areas))
+}
+
+impl TileMesh {
+    /// A tile from its outline (areas tagged with the mesh's kinds).
+    fn of(outline: &Outline) -> Result<TileMesh, BakeError> {
+        let (tri, polygons) = merged_polygons(outline)?;
+        Ok(TileMesh {
+            points: tri.points,
+            polygons,
+            triangles: tri.tris.len() as u32,
+            dropped: tri.dropped,
+            walkable_area: outline.walkable_area(),
+        })
     }
-    Ok(TileMesh {
-        points: tri.points,
-        polygons,
-        triangles: tri.tris.len() as u32,
-        dropped: tri.dropped,
-        walkable_area: outline.walkable_area(),
-    })
 }
 
 /// A tiled navigation mesh that takes runtime obstacles: buildings placed
@@ -870,7 +872,6 @@ impl<'a> TiledDerivation<'a> {
     /// (each sweep clipped to the tile, so both sides of a border cut it
     /// at the same points), then the CDT and the merge.
     fn tile(&self, t: usize) -> Result<TileMesh, BakeError> {
-        let data = &self.base.data;
         if self.by_tile.regions[t].is_empty() {
             return Ok(TileMesh::default());
         }
@@ -899,15 +900,7 @@ impl<'a> TiledDerivation<'a> {
                 }
             }
         }
-        let mut kinds: Vec<Contours> = vec![Vec::new(); data.areas.len().max(1)];
-        for &i in &self.by_tile.regions[t] {
-            let region = &data.regions[self.base.tables.region_keys[i as usize]];
-            let polygon = region
-                .vertices
-                .iter()
-                .map(|v| [f64::from(v.x), f64::from(v.y)]);
-            kinds[usize::from(region.area)].push(polygon.collect());
-        }
+        let kinds = regions_by_kind(self.base, Some(&self.by_tile.regions[t]));
         let walkable: Contours = kinds.iter().flatten().cloned().collect();
         let shapes = self.grid.overlay(
             &walkable,
@@ -919,23 +912,11 @@ impl<'a> TiledDerivation<'a> {
             return Ok(TileMesh::default());
         }
         let costed = kinds.into_iter().enumerate().skip(1);
-        let outline = self
-            .grid
-            .outline(shapes, costed.filter(|(_, c)| !c.is_empty()));
-        let tri = triangulate::triangulate(&outline)?;
-        let mut polygons = merge::merge(&tri);
-        for p in &mut polygons {
-            if p.area > 0 {
-                p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
-            }
-        }
-        Ok(TileMesh {
-            points: tri.points,
-            polygons,
-            triangles: tri.tris.len() as u32,
-            dropped: tri.dropped,
-            walkable_area: outline.walkable_area(),
-        })
+        TileMesh::of(
+            &self
+                .grid
+                .outline(shapes, costed.filter(|(_, c)| !c.is_empty())),
+        )
     }
 
     /// The mesh for an agent of `radius` and its tiles: every tile derived,

@@ -467,4 +467,55 @@ mod tests {
             .validate()
             .expect("side by side, sharing an edge without a portal");
     }
+
+    /// The radii, agent classes, snapping grid and tiling a file records
+    /// are checked on load: each broken one is refused, naming what.
+    #[test]
+    fn broken_sizes_and_grids_are_refused() {
+        let mesh = islands("[[100,0],[110,0],[110,10],[100,10]]");
+        let broken = |change: &dyn Fn(&mut super::super::MeshData)| {
+            let mut data = mesh.data.clone();
+            change(&mut data);
+            NavMesh::from_data(data).validate()
+        };
+        let sizes =
+            |error: Result<(), ValidationError>| matches!(error, Err(ValidationError::Sizes(_)));
+        assert!(sizes(broken(&|d| d.max_radius = -1.0)));
+        assert!(sizes(broken(&|d| d.max_radius = f32::NAN)));
+        assert!(
+            sizes(broken(&|d| d.agent_radius = 2.0)),
+            "above the maximum"
+        );
+        assert!(sizes(broken(&|d| d.snap_scale = 3.0)));
+        assert!(sizes(broken(&|d| d.snap_scale = f64::INFINITY)));
+        assert!(sizes(broken(&|d| {
+            d.agents.push(crate::AgentClass {
+                name: "ghost".into(),
+                radius: f32::NAN,
+            })
+        })));
+        assert!(sizes(broken(&|d| {
+            d.tiling = Some(super::super::TileGrid {
+                size: 16.0,
+                first: [0, 0],
+                count: [0, 4],
+            })
+        })));
+        let off_grid = broken(&|d| {
+            let step = 1.0 / d.snap_scale as f32;
+            let region = d.regions.values_mut().next().unwrap();
+            region.vertices[0].x += step / 2.0;
+        });
+        assert!(
+            matches!(&off_grid, Err(ValidationError::Region { reason, .. }) if reason.contains("snapping grid")),
+            "{off_grid:?}"
+        );
+        // a file that lists no area kinds at all still derives wider meshes
+        let mut data = mesh.data.clone();
+        data.areas.clear();
+        data.max_radius = 1.0;
+        let bare = NavMesh::from_data(data);
+        bare.validate().unwrap();
+        assert!(bare.for_radius(1.0).is_ok());
+    }
 }
