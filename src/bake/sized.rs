@@ -193,6 +193,16 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     derived.stats.dropped_constraints = tri.dropped;
     derived.stats.walkable_area = outline.walkable_area();
     derived.snap_scale = data.snap_scale;
+    let (level, config) = finishing(base, radius);
+    finish(derived, &level, &config, (radius, started), None)
+}
+
+/// What finishing a mesh derived from `base` for `radius` reads: the
+/// level's name, nav points and agent classes, and a config that builds a
+/// hierarchy when the base has one (its cluster size, the default wide
+/// portal and byte bound) and serves the base's maximum radius.
+pub(super) fn finishing(base: &NavMesh, radius: f32) -> (Level, BakeConfig) {
+    let data = &base.data;
     let h = data.hierarchy.as_ref();
     let config = BakeConfig {
         agent_radius: radius,
@@ -207,7 +217,7 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
         agents: data.agents.clone(),
         ..Level::default()
     };
-    finish(derived, &level, &config, (radius, started), None)
+    (level, config)
 }
 
 #[cfg(test)]

@@ -938,27 +938,13 @@ impl<'a> TiledDerivation<'a> {
 
     /// The mesh for the wider agent from its tiles.
     fn mesh(&self, radius: f32, tiles: &[TileMesh]) -> Result<NavMesh, BakeError> {
-        let data = &self.base.data;
-        let h = data.hierarchy.as_ref();
-        let config = BakeConfig {
-            agent_radius: radius,
-            corridors: h.is_some(),
-            cluster_size: h.map_or(super::DEFAULT_CLUSTER_SIZE, |h| h.cluster_size),
-            max_radius: Some(data.max_radius),
-            tile_size: Some(self.tiling.size as f32),
-            ..BakeConfig::default()
-        };
-        let level = Level {
-            name: data.name.clone(),
-            nav_points: data.nav_points.clone(),
-            agents: data.agents.clone(),
-            ..Level::default()
-        };
+        let (level, mut config) = super::sized::finishing(self.base, radius);
+        config.tile_size = Some(self.tiling.size as f32);
         build_mesh(
             &level,
             &config,
             (&self.tiling, tiles, self.grid),
-            (data.areas.clone(), radius),
+            (self.base.data.areas.clone(), radius),
             &mut MeshScratch::default(),
             None,
         )
