@@ -927,6 +927,13 @@ impl<'a> TiledDerivation<'a> {
         radius: f32,
         earlier: Option<(&[TileMesh], &[bool])>,
     ) -> Result<(NavMesh, Vec<TileMesh>), BakeError> {
+        // a pen wider than the whole mesh leaves nothing (and would have
+        // every tile look at every other)
+        let bounds = self.base.tables.bounds;
+        let extra = radius - self.base.data.agent_radius;
+        if extra >= bounds.size().length() {
+            return Err(BakeError::NothingWalkable { radius });
+        }
         let tiles = (0..self.tiling.len())
             .map(|t| match earlier {
                 Some((tiles, affected)) if !affected[t] => Ok(tiles[t].clone()),

@@ -102,7 +102,7 @@ fn check_sizes(data: &super::MeshData) -> Result<(), ValidationError> {
             .iter()
             .map(|&f| (f as f64 * t.size).abs())
             .fold(0.0, f64::max);
-        if !(t.size.is_finite() && t.size > 0.0)
+        if !(t.size.is_finite() && t.size >= 1.0)
             || tiles == 0
             || tiles > crate::bake::MAX_TILES as u64
             || far.is_nan()
