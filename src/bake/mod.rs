@@ -215,12 +215,45 @@ fn merged_polygons(
 ) -> Result<(triangulate::Triangulated, Vec<merge::MergedPolygon>), BakeError> {
     let tri = triangulate::triangulate(outline)?;
     let mut polygons = merge::merge(&tri);
-    for p in &mut polygons {
+    number_areas(outline, &mut polygons, |kind| kind as u16);
+    Ok((tri, polygons))
+}
+
+/// Gives each merged polygon its area kind: the triangulation numbers areas
+/// by their place in the outline (1 + index), and `kind` turns the tag an
+/// outline area carries into the mesh's kind.
+fn number_areas(
+    outline: &outline::Outline,
+    polygons: &mut [merge::MergedPolygon],
+    kind: impl Fn(usize) -> u16,
+) {
+    for p in polygons {
         if p.area > 0 {
-            p.area = outline.areas[usize::from(p.area) - 1].0 as u16;
+            p.area = kind(outline.areas[usize::from(p.area) - 1].0);
         }
     }
-    Ok((tri, polygons))
+}
+
+/// The area kinds of a level's mesh: plain ground, then every costed area
+/// of the level in its order, whether or not any of it is left, so kind
+/// numbers are the same at every radius and in a tiled bake; and the kind
+/// of each level area (0 for an impassable one).
+fn area_kinds(level: &Level) -> (Vec<AreaKind>, Vec<u16>) {
+    let mut kinds = vec![AreaKind {
+        kind: "ground".to_string(),
+        cost: 1.0,
+    }];
+    let mut kind_of = vec![0u16; level.areas.len()];
+    for (i, a) in level.areas.iter().enumerate() {
+        if let Some(cost) = a.cost {
+            kind_of[i] = kinds.len() as u16;
+            kinds.push(AreaKind {
+                kind: a.kind.clone(),
+                cost,
+            });
+        }
+    }
+    (kinds, kind_of)
 }
 
 /// Each area kind's regions of `mesh` among `regions` (all when `None`), as
@@ -310,29 +343,8 @@ impl NavMesh {
         let mut polygons = merge::merge(&tri);
         stage(2);
 
-        // every costed area of the level is a kind, in the level's order,
-        // whether or not any of it is left: so kind numbers are the same for
-        // every radius and in a tiled bake
-        let mut areas = vec![AreaKind {
-            kind: "ground".to_string(),
-            cost: 1.0,
-        }];
-        let mut kind_of = vec![0u16; level.areas.len()];
-        for (i, a) in level.areas.iter().enumerate() {
-            if let Some(cost) = a.cost {
-                kind_of[i] = areas.len() as u16;
-                areas.push(AreaKind {
-                    kind: a.kind.clone(),
-                    cost,
-                });
-            }
-        }
-        // the triangulation numbers areas by their place in the outline
-        for p in &mut polygons {
-            if p.area > 0 {
-                p.area = kind_of[outline.areas[usize::from(p.area) - 1].0];
-            }
-        }
+        let (areas, kind_of) = area_kinds(level);
+        number_areas(&outline, &mut polygons, |level_area| kind_of[level_area]);
         let mut data = assemble(
             &tri.points,
             &polygons,

@@ -482,17 +482,11 @@ impl TileCache {
                 inputs[t].obstacles.push(part);
             }
         }
-        let mut areas = vec![AreaKind {
-            kind: "ground".to_string(),
-            cost: 1.0,
-        }];
-        for area in &level.areas {
-            let Some(cost) = area.cost else { continue };
-            let kind = areas.len() as u16;
-            areas.push(AreaKind {
-                kind: area.kind.clone(),
-                cost,
-            });
+        let (areas, kind_of) = super::area_kinds(level);
+        for (area, &kind) in level.areas.iter().zip(&kind_of) {
+            if area.cost.is_none() {
+                continue;
+            }
             for (t, part) in tiling.spread(&counter_clockwise(&area.polygon)) {
                 inputs[t].areas.push((kind, part));
             }
