@@ -14,6 +14,9 @@ pub fn check_baked(mesh: &NavMesh) {
     if let Err(e) = mesh.validate() {
         panic!("the bake returned an invalid mesh: {e}");
     }
+    // the triangulation nodes the areas' edges against the walls and each
+    // other: a dropped constraint means regions of the wrong area kind
+    assert_eq!(mesh.stats().dropped_constraints, 0, "the bake dropped constraints");
     let bytes = mesh.to_bytes().expect("a baked mesh encodes");
     if let Err(e) = NavMesh::from_bytes(&bytes) {
         panic!("the bake's file does not load: {e}");

@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // one mesh for every class: each class's mesh derived from the radius-0
-    // bake validates and, without costed areas or dropped constraints, is
+    // bake validates and, without costed areas, is
     // the class's own bake byte for byte
     let flat = BakeConfig {
         corridors: false,
@@ -59,8 +59,7 @@ fuzz_target!(|data: &[u8]| {
             continue;
         };
         common::check_baked(&derived);
-        let dropped = derived.stats().dropped_constraints + fresh.stats().dropped_constraints;
-        if plain && dropped == 0 && base.stats().dropped_constraints == 0 {
+        if plain {
             assert_eq!(
                 derived.to_bytes().unwrap(),
                 fresh.to_bytes().unwrap(),

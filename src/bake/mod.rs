@@ -8,6 +8,7 @@
 
 mod hierarchy;
 mod merge;
+mod noding;
 mod outline;
 mod sized;
 mod tiles;
@@ -355,9 +356,9 @@ impl NavMesh {
         data.stats.stage_ms = stage_ms;
         data.stats.triangles = tri.tris.len() as u32;
         data.stats.dropped_constraints = tri.dropped;
-        // from the outline, not the regions, so validate()'s area check compares
-        // the merge's output with its input
-        data.stats.walkable_area = outline.walkable_area();
+        // from the triangulation's walls, not the regions, so validate()'s
+        // area check compares the merge's output with its input
+        data.stats.walkable_area = tri.walkable_area;
         data.snap_scale = outline::level_grid(level).scale;
         finish(data, level, config, (radius, started), None)
     }

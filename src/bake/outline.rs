@@ -33,6 +33,9 @@ pub(crate) struct Outline {
     /// Per costed area of the level (by index into `Level::areas`), its part
     /// of walkable space as closed contours.
     pub areas: Vec<(usize, Vec<Vec<DVec2>>)>,
+    /// Steps per world unit of the grid every point lies on (when there are
+    /// areas: the triangulation nodes their edges on it).
+    pub scale: f64,
 }
 
 fn contours_of(polys: &[Vec<glam::Vec2>]) -> Contours {
@@ -98,6 +101,7 @@ impl Grid {
         Outline {
             walkable: flatten(shapes),
             areas: parts,
+            scale: self.scale,
         }
     }
 
@@ -267,6 +271,7 @@ pub(crate) fn resolve(level: &Level, radius: f32) -> Result<Outline, BakeError> 
         return Ok(Outline {
             walkable,
             areas: Vec::new(),
+            scale: level_grid(level).scale,
         });
     }
     check_crossings(level)?;

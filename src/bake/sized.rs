@@ -191,7 +191,7 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     );
     derived.stats.triangles = tri.tris.len() as u32;
     derived.stats.dropped_constraints = tri.dropped;
-    derived.stats.walkable_area = outline.walkable_area();
+    derived.stats.walkable_area = tri.walkable_area;
     derived.snap_scale = data.snap_scale;
     let (level, config) = finishing(base, radius);
     finish(derived, &level, &config, (radius, started), None)

@@ -340,7 +340,7 @@ impl TileMesh {
             polygons,
             triangles: tri.tris.len() as u32,
             dropped: tri.dropped,
-            walkable_area: outline.walkable_area(),
+            walkable_area: tri.walkable_area,
         })
     }
 }

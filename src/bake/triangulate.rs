@@ -1,15 +1,15 @@
 //! Constrained Delaunay triangulation (spade) of the resolved outline, keeping
 //! the walkable triangles and tagging each with its area.
 
-use std::collections::{HashSet, VecDeque};
-use std::hash::BuildHasherDefault;
+use std::collections::VecDeque;
 
-use crate::fxmap::FxHasher;
+use crate::fxmap::FxHashSet;
 
 use glam::{DVec2, Vec2};
 use spade::handles::FixedVertexHandle;
 use spade::{ConstrainedDelaunayTriangulation, Point2, Triangulation as _};
 
+use super::noding::{self, Point, Segment, WALL};
 use super::outline::Outline;
 use crate::error::BakeError;
 
@@ -35,24 +35,24 @@ pub(crate) struct Triangulated {
     pub neighbours: Vec<[Option<u32>; 3]>,
     /// Constraint edges spade had to drop because they crossed others.
     pub dropped: u32,
+    /// Area inside the walls, as triangulated (after noding, which can bend
+    /// a wall by less than a grid step).
+    pub walkable_area: f64,
 }
 
 type Cdt = ConstrainedDelaunayTriangulation<Point2<f64>>;
 
-/// Distinct vertices of a set of contours, numbered in sorted order of their
-/// coordinates, with each contour's edges as pairs of vertex numbers.
+/// Distinct vertices of sets of edges, numbered in sorted order of their
+/// coordinates.
 struct VertexTable {
     points: Vec<DVec2>,
 }
 
 impl VertexTable {
-    /// Numbers the vertices of `groups` of contours; returns the table and,
-    /// per group, its deduplicated undirected edges.
-    fn build(groups: &[&[Vec<DVec2>]]) -> (VertexTable, Vec<Vec<[usize; 2]>>) {
-        let all: Vec<DVec2> = groups
-            .iter()
-            .flat_map(|g| g.iter().flatten().copied())
-            .collect();
+    /// Numbers the ends of `groups` of edges; returns the table and, per
+    /// group, its deduplicated undirected edges as pairs of vertex numbers.
+    fn build(groups: &[Vec<[DVec2; 2]>]) -> (VertexTable, Vec<Vec<[usize; 2]>>) {
+        let all: Vec<DVec2> = groups.iter().flatten().flatten().copied().collect();
         let key = |p: DVec2| (p.x.to_bits() ^ (1 << 63), p.y.to_bits() ^ (1 << 63));
         let mut order: Vec<u32> = (0..all.len() as u32).collect();
         order.sort_unstable_by_key(|&i| key(all[i as usize]));
@@ -65,35 +65,81 @@ impl VertexTable {
             }
             id[i as usize] = points.len() as u32 - 1;
         }
-        let mut next = 0usize;
-        let mut edges = Vec::with_capacity(groups.len());
-        for group in groups {
-            let mut out = Vec::new();
-            for c in group.iter() {
-                let ids = &id[next..next + c.len()];
-                next += c.len();
-                for k in 0..ids.len() {
-                    let (a, b) = (ids[k], ids[(k + 1) % ids.len()]);
-                    if a != b {
-                        out.push([a.min(b) as usize, a.max(b) as usize]);
-                    }
-                }
-            }
-            out.sort_unstable();
-            out.dedup();
-            edges.push(out);
-        }
+        let mut ends = id.chunks_exact(2);
+        let edges = groups
+            .iter()
+            .map(|group| {
+                let mut out: Vec<[usize; 2]> = ends
+                    .by_ref()
+                    .take(group.len())
+                    .filter(|e| e[0] != e[1])
+                    .map(|e| [e[0].min(e[1]) as usize, e[0].max(e[1]) as usize])
+                    .collect();
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
         (VertexTable { points }, edges)
     }
 }
 
-pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> {
-    let area_contours: Vec<Vec<DVec2>> = outline
-        .areas
-        .iter()
-        .flat_map(|(_, c)| c.iter().cloned())
+/// The edges of closed contours.
+fn contour_edges<'a>(contours: impl IntoIterator<Item = &'a Vec<DVec2>>) -> Vec<[DVec2; 2]> {
+    contours
+        .into_iter()
+        .flat_map(|c| (0..c.len()).map(move |i| [c[i], c[(i + 1) % c.len()]]))
+        .collect()
+}
+
+/// The outline's walls and, per area slot, its edges, noded ([`noding`]) so
+/// that none crosses another (should the noding meet its work bound first,
+/// spade drops what still crosses, and [`Triangulated::dropped`] counts it).
+fn noded_edges(outline: &Outline) -> (Vec<[DVec2; 2]>, Vec<Vec<[DVec2; 2]>>) {
+    let scale = outline.scale;
+    let to_grid = |p: DVec2| [(p.x * scale).round() as i64, (p.y * scale).round() as i64];
+    let from_grid = |p: Point| DVec2::new(p[0] as f64 / scale, p[1] as f64 / scale);
+    let mut segments: Vec<Segment> = contour_edges(&outline.walkable)
+        .into_iter()
+        .map(|[a, b]| Segment {
+            ends: [to_grid(a), to_grid(b)],
+            tag: WALL,
+        })
         .collect();
-    let (table, mut edges) = VertexTable::build(&[&outline.walkable, &area_contours]);
+    let first_area = segments.len();
+    for (slot, (_, contours)) in outline.areas.iter().enumerate() {
+        segments.extend(contour_edges(contours).into_iter().map(|[a, b]| Segment {
+            ends: [to_grid(a), to_grid(b)],
+            tag: slot as u32,
+        }));
+    }
+    noding::node(&mut segments, first_area);
+    let mut walls = Vec::new();
+    let mut areas = vec![Vec::new(); outline.areas.len()];
+    for s in segments.into_iter().filter(|s| s.ends[0] != s.ends[1]) {
+        let edge = s.ends.map(from_grid);
+        if s.tag == WALL {
+            walls.push(edge);
+        } else {
+            areas[s.tag as usize].push(edge);
+        }
+    }
+    (walls, areas)
+}
+
+pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> {
+    // walls, then every area's edges (noded against the walls and each other)
+    let (walls, area_sides, walkable_area) = if outline.areas.is_empty() {
+        let walls = contour_edges(&outline.walkable);
+        (walls, Vec::new(), outline.walkable_area())
+    } else {
+        let (walls, areas) = noded_edges(outline);
+        // the walls keep their contours' direction through the splits
+        let twice: f64 = walls.iter().map(|[a, b]| a.perp_dot(*b)).sum();
+        (walls, areas, 0.5 * twice)
+    };
+    let (table, mut edges) =
+        VertexTable::build(&[walls, area_sides.iter().flatten().copied().collect()]);
     let area_edges = edges.pop().expect("two groups");
     let boundary_edges = edges.pop().expect("two groups");
 
@@ -118,8 +164,8 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
     }
     // every constraint so far is a wall: remember them before areas add more
     let has_areas = !area_edges.is_empty();
-    let walls: HashSet<(u32, u32), BuildHasherDefault<FxHasher>> = if !has_areas {
-        HashSet::default() // every constraint is a wall: no need to remember them
+    let walls: FxHashSet<(u32, u32)> = if !has_areas {
+        FxHashSet::default() // every constraint is a wall: no need to remember them
     } else {
         cdt.undirected_edges()
             .filter(|e| e.is_constraint_edge())
@@ -229,8 +275,8 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         let [a, b, c] = tris[t].map(|i| points[i as usize]);
         let centroid = (a + b + c) / 3.0;
         let mut kind = 0u16;
-        for (slot, (_, contours)) in outline.areas.iter().enumerate() {
-            if contains_even_odd(contours, centroid) {
+        for (slot, sides) in area_sides.iter().enumerate() {
+            if contains_even_odd(sides, centroid) {
                 kind = (slot + 1) as u16;
             }
         }
@@ -242,21 +288,18 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         tri_area,
         neighbours,
         dropped,
+        walkable_area,
     })
 }
 
-/// Crossing-number point-in-polygon over several contours.
-fn contains_even_odd(contours: &[Vec<DVec2>], p: DVec2) -> bool {
+/// Crossing-number point-in-polygon over the edges of closed contours.
+fn contains_even_odd(edges: &[[DVec2; 2]], p: DVec2) -> bool {
     let mut inside = false;
-    for c in contours {
-        let n = c.len();
-        for i in 0..n {
-            let (a, b) = (c[i], c[(i + 1) % n]);
-            if (a.y > p.y) != (b.y > p.y) {
-                let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
-                if p.x < x {
-                    inside = !inside;
-                }
+    for &[a, b] in edges {
+        if (a.y > p.y) != (b.y > p.y) {
+            let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+            if p.x < x {
+                inside = !inside;
             }
         }
     }
