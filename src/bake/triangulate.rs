@@ -140,6 +140,16 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
     };
     let (table, mut edges) =
         VertexTable::build(&[walls, area_sides.iter().flatten().copied().collect()]);
+    // each area's box, so a triangle tests only the areas that may hold it
+    let area_boxes: Vec<[DVec2; 2]> = area_sides
+        .iter()
+        .map(|sides| {
+            sides.iter().flatten().fold(
+                [DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)],
+                |[lo, hi], &p| [lo.min(p), hi.max(p)],
+            )
+        })
+        .collect();
     let area_edges = edges.pop().expect("two groups");
     let boundary_edges = edges.pop().expect("two groups");
 
@@ -275,8 +285,9 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         let [a, b, c] = tris[t].map(|i| points[i as usize]);
         let centroid = (a + b + c) / 3.0;
         let mut kind = 0u16;
-        for (slot, sides) in area_sides.iter().enumerate() {
-            if contains_even_odd(sides, centroid) {
+        for (slot, (sides, [lo, hi])) in area_sides.iter().zip(&area_boxes).enumerate() {
+            let in_box = centroid.cmpge(*lo).all() && centroid.cmple(*hi).all();
+            if in_box && contains_even_odd(sides, centroid) {
                 kind = (slot + 1) as u16;
             }
         }
