@@ -17,6 +17,9 @@
 //! exactly), and the pieces are tested again, since a bent piece can cross
 //! a neighbour that the straight segment missed. Points where one segment
 //! ends inside another, and collinear overlaps, split the other at that end.
+//! A crossing that rounds to within a step of an end of either segment is
+//! moved onto that end: two vertices a step apart made pieces that crossed
+//! again round after round.
 
 use crate::fxmap::FxHashSet;
 
@@ -166,7 +169,30 @@ fn meet(s: [Point; 2], t: [Point; 2], mut split: impl FnMut(usize, Point)) {
             let (num, den) = if den < 0 { (-num, -den) } else { (num, den) };
             (2 * num + den).div_euclid(2 * den) as i64
         };
-        let h = [round(s[0][0], s[1][0]), round(s[0][1], s[1][1])];
+        let mut h = [round(s[0][0], s[1][0]), round(s[0][1], s[1][1])];
+        // rounded past an end of either (the crossing was within a step of
+        // it): that end is the shared vertex, so no piece turns back on the
+        // segment it came from
+        for [a, b] in [s, t] {
+            let d = [i128::from(b[0] - a[0]), i128::from(b[1] - a[1])];
+            let along = i128::from(h[0] - a[0]) * d[0] + i128::from(h[1] - a[1]) * d[1];
+            if along <= 0 {
+                h = a;
+            } else if along >= d[0] * d[0] + d[1] * d[1] {
+                h = b;
+            }
+        }
+        // rounded next to an end (within a step either way): that end is
+        // the shared vertex; two pieces a step apart would cross again
+        let near = |e: Point| (h[0] - e[0]).abs().max((h[1] - e[1]).abs()) <= 1;
+        let gap = |e: Point| (h[0] - e[0]).pow(2) + (h[1] - e[1]).pow(2);
+        if let Some(e) = [s[0], s[1], t[0], t[1]]
+            .into_iter()
+            .filter(|&e| near(e))
+            .min_by_key(|&e| gap(e))
+        {
+            h = e;
+        }
         if h != s[0] && h != s[1] {
             split(0, h);
         }

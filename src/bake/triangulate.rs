@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::fxmap::FxHashSet;
+use crate::fxmap::{FxHashMap, FxHashSet};
 
 use glam::{DVec2, Vec2};
 use spade::handles::FixedVertexHandle;
@@ -114,16 +114,30 @@ fn noded_edges(outline: &Outline) -> (Vec<[DVec2; 2]>, Vec<Vec<[DVec2; 2]>>) {
         }));
     }
     noding::node(&mut segments, first_area);
-    let mut walls = Vec::new();
+    // Bending can lay two walls on one segment: a hole's wall on the
+    // outline's, in opposite directions (walkable on both sides, so no
+    // wall), or two in the same direction (one wall). A segment is a wall
+    // as many times as the directions over it do not cancel.
+    let mut net: FxHashMap<[Point; 2], i32> = FxHashMap::default();
     let mut areas = vec![Vec::new(); outline.areas.len()];
     for s in segments.into_iter().filter(|s| s.ends[0] != s.ends[1]) {
-        let edge = s.ends.map(from_grid);
+        let [a, b] = s.ends;
         if s.tag == WALL {
-            walls.push(edge);
+            *net.entry([a.min(b), a.max(b)]).or_default() += if a < b { 1 } else { -1 };
         } else {
-            areas[s.tag as usize].push(edge);
+            areas[s.tag as usize].push(s.ends.map(from_grid));
         }
     }
+    let mut walls: Vec<[DVec2; 2]> = net
+        .into_iter()
+        .filter(|&(_, n)| n != 0)
+        .map(|([a, b], n)| if n > 0 { [a, b] } else { [b, a] }.map(from_grid))
+        .collect();
+    // in a fixed order, whatever the map's
+    walls.sort_unstable_by(|x, y| {
+        let key = |e: &[DVec2; 2]| [e[0].x, e[0].y, e[1].x, e[1].y];
+        key(x).partial_cmp(&key(y)).expect("grid points are finite")
+    });
     (walls, areas)
 }
 

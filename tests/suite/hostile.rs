@@ -148,6 +148,37 @@ proptest! {
     }
 }
 
+/// Regressions (the noding's own property tests): an area crossing a wall
+/// a step from both their ends, where rounding the crossing made pieces
+/// that crossed again round after round (a constraint was dropped); and a
+/// hole's wall bent onto the outline's wall through an area's corner, the
+/// two then lying on one segment in opposite directions (walkable on both
+/// sides, but counted as a wall: the regions covered less than the walls
+/// bound, and the mesh failed validation).
+#[test]
+fn noded_areas_near_walls_keep_every_constraint_and_validate() {
+    let levels = [
+        (
+            r#"{"walkable":[[[100083.71,100000.0],[100197.625,100003.69],[100150.17,100270.6]]],
+                "obstacles":[[[100000.0,100000.0],[100130.32,100011.53],[100213.5,100054.23]]],
+                "areas":[{"kind":"a","cost":0.5,"polygon":[[100194.75,100014.59],[100239.984,100000.0],[100125.266,100157.98]]}]}"#,
+            1.7,
+        ),
+        (
+            r#"{"walkable":[[[-1048000.0,-1047998.56],[-1048000.0,-1047998.9],[-1047990.7,-1047997.94],[-1047996.44,-1047993.94]]],
+                "obstacles":[[[-1047991.0,-1047998.44],[-1047992.56,-1047996.4],[-1047997.94,-1047990.75]]],
+                "areas":[{"kind":"a","cost":0.5,"polygon":[[-1048000.0,-1048000.0],[-1047992.3,-1047997.8],[-1047990.7,-1047996.25]]}]}"#,
+            0.0,
+        ),
+    ];
+    for (json, radius) in levels {
+        let level = Level::from_json_str(json).unwrap();
+        let mesh = NavMesh::bake(&level, &BakeConfig::with_radius(radius)).unwrap();
+        assert_eq!(mesh.stats().dropped_constraints, 0);
+        round_trip(&mesh).unwrap();
+    }
+}
+
 /// A comb: a spine `2n` units long with `n` teeth standing on it, as one
 /// walkable polygon. The spine becomes a hub region with `n` neighbours.
 fn comb(teeth: usize) -> Level {
