@@ -196,9 +196,26 @@ fn portal_samples([l, r]: [Vec2; 2], wide: f32) -> impl Iterator<Item = Vec2> {
     std::iter::once(mid).chain(ends.into_iter().flatten())
 }
 
-/// Largest [`crate::BakeConfig::cluster_size`]: clusters grow to twice this
-/// at most, and a leg table holds a cluster's leg points times its nav nodes.
+/// Largest [`crate::BakeConfig::cluster_size`]: the matching grows clusters
+/// to twice the size at most (dead ends to [`DEAD_END_GROWTH`] times), and
+/// a leg table holds a cluster's leg points times its nav nodes.
 pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
+
+/// How far past `cluster_size` a cluster may grow by taking in dead ends
+/// ([`Clusters::dead_ends`]: clusters of at most a quarter of the size with
+/// one neighbouring cluster). A dead end adds leg points to its neighbour's
+/// leg tables but no nav node, and takes its own nav points and their
+/// corridors away, so the tables stay about as large; the factor bounds
+/// how much larger one cluster's explorations and refinements get.
+/// Measured (BENCHMARKS.md, session 16): an open street of an eroded
+/// Berlin_0_512 collects a few hundred pockets: at radius 0.45 the matching
+/// alone leaves 1,030 clusters for 6,753 regions, a factor of 4 (and no
+/// size limit on the dead end) 473, both with hierarchies over their byte
+/// bound; this factor with the quarter-size limit leaves 93 (778 KB, 1.5x
+/// the rest of the file). With no limit on the dead end's size, whole maze
+/// corridors joined and maze queries slowed up to 20x; with it, the wide
+/// set at radius 0 answers as fast as without the phase (geometric mean).
+const DEAD_END_GROWTH: u32 = 16;
 
 /// Partitions the regions into clusters of about `max` regions by rounds of
 /// heavy-edge matching: each round pairs neighbouring clusters, heaviest
@@ -208,7 +225,9 @@ pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
 /// chokepoints), and small clusters merge first, so clusters grow evenly.
 /// A second phase lets clusters under a quarter of `max` (dead-end pockets
 /// left beside a full cluster) join a neighbour up to `2 * max`, since each
-/// would otherwise cost a nav point for a few regions. Deterministic.
+/// would otherwise cost a nav point for a few regions. A third lets
+/// clusters with a single neighbouring cluster join it, up to
+/// [`DEAD_END_GROWTH`] times `max`. Deterministic.
 fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
     let n = t.region_cost.len();
     let mut state = Clusters {
@@ -218,6 +237,7 @@ fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
     };
     while state.round(t, |sa, sb| sa + sb <= max) {}
     while state.round(t, |sa, sb| sa.min(sb) < max / 4 && sa + sb <= 2 * max) {}
+    while state.dead_ends(t, max / 4, DEAD_END_GROWTH * max) {}
     (state.cluster, state.count)
 }
 
@@ -267,6 +287,65 @@ impl Clusters {
                 into[b as usize] = a;
             }
         }
+        self.merge(&into);
+        true
+    }
+
+    /// One round of dead ends joining their neighbour: a cluster with one
+    /// neighbouring cluster joins it while the two hold at most `limit`
+    /// regions; false when none joined. No route between two other
+    /// clusters passes through a dead end, so its boundary nav points (and
+    /// the corridors between them and the rest of its neighbour's) are
+    /// dropped for nothing. An eroded mesh needs this: cut corners leave
+    /// strings of small regions along an open street's walls, each a pocket
+    /// beside the street's region, which the matching leaves as clusters of
+    /// their own once the street's cluster is full.
+    fn dead_ends(&mut self, t: &Tables, pocket: u32, limit: u32) -> bool {
+        const NONE: u32 = u32::MAX;
+        const MANY: u32 = u32::MAX - 1;
+        let count = self.count as usize;
+        let mut neighbour = vec![NONE; count];
+        for &[a, b] in &t.portal_regions {
+            let (ca, cb) = (self.cluster[a as usize], self.cluster[b as usize]);
+            if ca != cb {
+                for (c, other) in [(ca, cb), (cb, ca)] {
+                    let n = &mut neighbour[c as usize];
+                    *n = match *n {
+                        NONE => other,
+                        m if m == other => m,
+                        _ => MANY,
+                    };
+                }
+            }
+        }
+        let mut into: Vec<u32> = (0..self.count).collect();
+        let mut size = self.size.clone();
+        let mut joined_by_others = vec![false; count];
+        let mut joined = false;
+        for c in 0..count {
+            let d = neighbour[c];
+            // one level of joins per round: a cluster others joined stays,
+            // and one that joined another takes no one
+            if d >= MANY || joined_by_others[c] || into[d as usize] != d {
+                continue;
+            }
+            if size[c] <= pocket && size[c] + size[d as usize] <= limit {
+                size[d as usize] += size[c];
+                into[c] = d;
+                joined_by_others[d as usize] = true;
+                joined = true;
+            }
+        }
+        if joined {
+            self.merge(&into);
+        }
+        joined
+    }
+
+    /// Relabels the clusters after each cluster `c` joined `into[c]` (a
+    /// cluster that others join joins none itself), keeping their order.
+    fn merge(&mut self, into: &[u32]) {
+        let count = self.count as usize;
         // compact labels in order
         let mut label = vec![u32::MAX; count];
         let mut next = 0;
@@ -285,7 +364,6 @@ impl Clusters {
         }
         self.size = size;
         self.count = next;
-        true
     }
 }
 
