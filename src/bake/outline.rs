@@ -115,10 +115,7 @@ impl Grid {
     /// Each wall's sweep depends on that wall alone, so a tile can be
     /// eroded from the walls near it ([`crate::NavMesh::for_radius`] on a
     /// tiled mesh). Walls go a further [`SNAP_MARGIN`] steps so that
-    /// rounding the swept outlines to this grid (less than a step) cannot
-    /// bring one nearer than the radius (at a level's largest coordinates
-    /// a step is up to 1/4 unit: without the margin an edge came 0.242 from
-    /// a wall at radius 0.25 near 1,040,000).
+    /// rounding to this grid cannot bring one nearer than the radius.
     pub(crate) fn erode(self, shapes: Shapes, radius: f32) -> Shapes {
         if radius <= 0.0 || shapes.is_empty() {
             return shapes;
@@ -314,9 +311,16 @@ pub(crate) fn level_grid(level: &Level) -> Grid {
     Grid::new(extent)
 }
 
-/// Grid steps an erosion pushes walls beyond the radius, for rounding
-/// (see [`Grid::erode`]).
-const SNAP_MARGIN: f64 = 2.0;
+/// Grid steps an erosion pushes walls beyond the radius (see
+/// [`Grid::erode`]), for what rounding to the grid can move a wall back:
+/// less than a step when the swept outlines are snapped, and up to 1.5
+/// steps each way (2.2 steps) where the triangulation bends a wall through
+/// a costed area's crossing ([`super::noding`]). At a level's largest
+/// coordinates a step is up to 1/4 unit: with no margin an edge came 0.242
+/// from a wall at radius 0.25 near 1,040,000, and with 2 steps an edge
+/// bent through an area's crossing came 0.516 from one at 0.55 (both found
+/// by `sizes::a_derived_mesh_is_the_bake_for_its_radius_on_generated_levels`).
+const SNAP_MARGIN: f64 = 4.0;
 
 /// A regular polygon of `sides` (a multiple of 8) around the origin whose
 /// sides are `inradius` from it, one facing each axis and each diagonal: it
