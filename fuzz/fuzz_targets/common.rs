@@ -16,7 +16,11 @@ pub fn check_baked(mesh: &NavMesh) {
     }
     // the triangulation nodes the areas' edges against the walls and each
     // other: a dropped constraint means regions of the wrong area kind
-    assert_eq!(mesh.stats().dropped_constraints, 0, "the bake dropped constraints");
+    assert_eq!(
+        mesh.stats().dropped_constraints,
+        0,
+        "the bake dropped constraints"
+    );
     let bytes = mesh.to_bytes().expect("a baked mesh encodes");
     if let Err(e) = NavMesh::from_bytes(&bytes) {
         panic!("the bake's file does not load: {e}");
