@@ -206,7 +206,9 @@ pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
 /// one neighbouring cluster). A dead end adds leg points to its neighbour's
 /// leg tables but no nav node, and takes its own nav points and their
 /// corridors away, so the tables stay about as large; the factor bounds
-/// how much larger one cluster's explorations and refinements get.
+/// how much larger one cluster's explorations get. (A query's refinement
+/// of a short route keeps its budget, set by `cluster_size`: through a
+/// grown cluster it can run out and keep the stitched corridor.)
 /// Measured (BENCHMARKS.md, session 16): an open street of an eroded
 /// Berlin_0_512 collects a few hundred pockets: at radius 0.45 the matching
 /// alone leaves 1,030 clusters for 6,753 regions, a factor of 4 (and no
@@ -291,9 +293,9 @@ impl Clusters {
         true
     }
 
-    /// One round of dead ends joining their neighbour: a cluster with one
-    /// neighbouring cluster joins it while the two hold at most `limit`
-    /// regions; false when none joined. No route between two other
+    /// One round of dead ends joining their neighbour: a cluster of at most
+    /// `pocket` regions with one neighbouring cluster joins it while the two
+    /// hold at most `limit` regions; false when none joined. No route between two other
     /// clusters passes through a dead end, so its boundary nav points (and
     /// the corridors between them and the rest of its neighbour's) are
     /// dropped for nothing. An eroded mesh needs this: cut corners leave

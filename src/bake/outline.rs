@@ -313,14 +313,18 @@ pub(crate) fn level_grid(level: &Level) -> Grid {
 
 /// Grid steps an erosion pushes walls beyond the radius (see
 /// [`Grid::erode`]), for what rounding to the grid can move a wall back:
-/// less than a step when the swept outlines are snapped, and up to 1.5
-/// steps each way (2.2 steps) where the triangulation bends a wall through
-/// a costed area's crossing ([`super::noding`]). At a level's largest
-/// coordinates a step is up to 1/4 unit: with no margin an edge came 0.242
-/// from a wall at radius 0.25 near 1,040,000, and with 2 steps an edge
-/// bent through an area's crossing came 0.516 from one at 0.55 (both found
-/// by `sizes::a_derived_mesh_is_the_bake_for_its_radius_on_generated_levels`).
-const SNAP_MARGIN: f64 = 4.0;
+/// under a step (0.71) when the swept outlines are snapped, and up to 2.2
+/// steps where the triangulation bends a wall through a costed area's
+/// crossing ([`super::noding`]), which a derived mesh can meet twice (its
+/// base's walls were bent, then its own): about 5 steps in all, so 6. At a
+/// level's largest coordinates a step is up to 1/4 unit: with no margin an
+/// edge came 0.242 from a wall at radius 0.25 near 1,040,000, and with 2
+/// steps an edge bent through an area's crossing came 0.516 from one at
+/// 0.55 (both found by
+/// `sizes::a_derived_mesh_is_the_bake_for_its_radius_on_generated_levels`).
+/// A piece bent again in a later round of the noding can move further; no
+/// bound is proved for that.
+const SNAP_MARGIN: f64 = 6.0;
 
 /// A regular polygon of `sides` (a multiple of 8) around the origin whose
 /// sides are `inradius` from it, one facing each axis and each diagonal: it

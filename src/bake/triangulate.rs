@@ -36,7 +36,7 @@ pub(crate) struct Triangulated {
     /// Constraint edges spade had to drop because they crossed others.
     pub dropped: u32,
     /// Area inside the walls, as triangulated (after noding, which can bend
-    /// a wall by less than a grid step).
+    /// a wall by a few grid steps).
     pub walkable_area: f64,
 }
 
@@ -115,9 +115,9 @@ fn noded_edges(outline: &Outline) -> (Vec<[DVec2; 2]>, Vec<Vec<[DVec2; 2]>>) {
     }
     noding::node(&mut segments, first_area);
     // Bending can lay two walls on one segment: a hole's wall on the
-    // outline's, in opposite directions (walkable on both sides, so no
-    // wall), or two in the same direction (one wall). A segment is a wall
-    // as many times as the directions over it do not cancel.
+    // outline's, in opposite directions, with unwalkable space on both
+    // sides (outside the level, inside the hole), so no wall there. A
+    // segment is a wall where the directions over it do not cancel, once.
     let mut net: FxHashMap<[Point; 2], i32> = FxHashMap::default();
     let mut areas = vec![Vec::new(); outline.areas.len()];
     for s in segments.into_iter().filter(|s| s.ends[0] != s.ends[1]) {
@@ -154,16 +154,9 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
     };
     let (table, mut edges) =
         VertexTable::build(&[walls, area_sides.iter().flatten().copied().collect()]);
-    // each area's box, so a triangle tests only the areas that may hold it
-    let area_boxes: Vec<[DVec2; 2]> = area_sides
-        .iter()
-        .map(|sides| {
-            sides.iter().flatten().fold(
-                [DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)],
-                |[lo, hi], &p| [lo.min(p), hi.max(p)],
-            )
-        })
-        .collect();
+    // each area's edges by rows of its box, so a triangle tests only the
+    // areas whose box holds it, and only the edges level with it
+    let area_tests: Vec<AreaTest> = area_sides.iter().map(|e| AreaTest::new(e)).collect();
     let area_edges = edges.pop().expect("two groups");
     let boundary_edges = edges.pop().expect("two groups");
 
@@ -299,9 +292,8 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         let [a, b, c] = tris[t].map(|i| points[i as usize]);
         let centroid = (a + b + c) / 3.0;
         let mut kind = 0u16;
-        for (slot, (sides, [lo, hi])) in area_sides.iter().zip(&area_boxes).enumerate() {
-            let in_box = centroid.cmpge(*lo).all() && centroid.cmple(*hi).all();
-            if in_box && contains_even_odd(sides, centroid) {
+        for (slot, test) in area_tests.iter().enumerate() {
+            if test.contains(centroid) {
                 kind = (slot + 1) as u16;
             }
         }
@@ -317,18 +309,76 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
     })
 }
 
-/// Crossing-number point-in-polygon over the edges of closed contours.
-fn contains_even_odd(edges: &[[DVec2; 2]], p: DVec2) -> bool {
-    let mut inside = false;
-    for &[a, b] in edges {
-        if (a.y > p.y) != (b.y > p.y) {
-            let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
-            if p.x < x {
-                inside = !inside;
+/// Crossing-number point-in-polygon over the edges of one area's closed
+/// contours, with the edges listed by horizontal rows of their box: a point
+/// tests only the edges of its row (a noded area can have thousands of
+/// edges, and every triangle in its box is tested).
+struct AreaTest<'a> {
+    edges: &'a [[DVec2; 2]],
+    lo: DVec2,
+    hi: DVec2,
+    row_height: f64,
+    /// Per row, the start of its run in `in_row`.
+    row_start: Vec<u32>,
+    in_row: Vec<u32>,
+}
+
+impl<'a> AreaTest<'a> {
+    fn new(edges: &'a [[DVec2; 2]]) -> AreaTest<'a> {
+        let (lo, hi) = edges.iter().flatten().fold(
+            (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        );
+        // about four edges a row
+        let rows = (edges.len() / 4).max(1);
+        let row_height = ((hi.y - lo.y) / rows as f64).max(f64::MIN_POSITIVE);
+        let mut test = AreaTest {
+            edges,
+            lo,
+            hi,
+            row_height,
+            row_start: vec![0; rows + 1],
+            in_row: Vec::new(),
+        };
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (i, [a, b]) in edges.iter().enumerate() {
+            let (r0, r1) = (test.row(a.y.min(b.y)), test.row(a.y.max(b.y)));
+            pairs.extend((r0..=r1).map(|r| (r as u32, i as u32)));
+        }
+        pairs.sort_unstable();
+        for &(r, _) in &pairs {
+            test.row_start[r as usize + 1] += 1;
+        }
+        for r in 0..rows {
+            test.row_start[r + 1] += test.row_start[r];
+        }
+        test.in_row = pairs.into_iter().map(|(_, i)| i).collect();
+        test
+    }
+
+    fn row(&self, y: f64) -> usize {
+        let rows = self.row_start.len() - 1;
+        (((y - self.lo.y) / self.row_height) as usize).min(rows - 1)
+    }
+
+    fn contains(&self, p: DVec2) -> bool {
+        if !(p.cmpge(self.lo).all() && p.cmple(self.hi).all()) {
+            return false;
+        }
+        let r = self.row(p.y);
+        let run = &self.in_row[self.row_start[r] as usize..self.row_start[r + 1] as usize];
+        let mut inside = false;
+        for &i in run {
+            let [a, b] = self.edges[i as usize];
+            if (a.y > p.y) != (b.y > p.y) {
+                let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+                if p.x < x {
+                    inside = !inside;
+                }
             }
         }
+        inside
     }
-    inside
 }
 
 impl Triangulated {

@@ -375,8 +375,10 @@ impl NavQuery {
 /// most relative to the path.
 pub(super) const REFINED_ROUTE_CLUSTERS: u32 = 3;
 
-/// Expansions per region of the refined clusters (each holds at most twice
-/// `cluster_size` regions) that the refinement may make: a cap on its
+/// Expansions per region of the refined clusters (counted as twice
+/// `cluster_size` regions each, what the matching makes at most; a cluster
+/// grown by dead ends holds more, and its refinement may run out) that the
+/// refinement may make: a cap on its
 /// worst case, which the scheduler must be able to budget for, well above
 /// what it needs on the wide map set (BENCHMARKS.md). A refinement that
 /// hits it keeps the stitched corridor, the same way every time.
