@@ -364,7 +364,7 @@ mod tests {
                 assert_eq!(crossings(&segments), 0);
             }
         }
-        assert!(finished >= 190, "{finished} of 200 finished");
+        assert_eq!(finished, 200);
     }
 
     /// An end lying inside another segment splits that segment there.
