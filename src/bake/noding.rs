@@ -337,9 +337,9 @@ mod tests {
         assert_eq!(h, [7, 2]);
     }
 
-    /// Random tangles of segments (all tested, as areas' edges are): when
-    /// the noder says it finished, no two pieces meet but at shared ends
-    /// (checked pair by pair, so a pair the cell index missed shows).
+    /// Random tangles of segments (all tested, as areas' edges are): the
+    /// noder finishes every one, and then no two pieces meet but at shared
+    /// ends (checked pair by pair, so a pair the cell index missed shows).
     #[test]
     fn random_tangles_end_with_nothing_crossing() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
