@@ -295,8 +295,9 @@ impl Clusters {
 
     /// One round of dead ends joining their neighbour: a cluster of at most
     /// `pocket` regions with one neighbouring cluster joins it while the two
-    /// hold at most `limit` regions; false when none joined. No route between two other
-    /// clusters passes through a dead end, so its boundary nav points (and
+    /// hold at most `limit` regions; false when none joined. No route
+    /// between two other clusters passes through a dead end, so its
+    /// boundary nav points (and
     /// the corridors between them and the rest of its neighbour's) are
     /// dropped for nothing. An eroded mesh needs this: cut corners leave
     /// strings of small regions along an open street's walls, each a pocket

@@ -359,7 +359,7 @@ impl NavMesh {
         // from the triangulation's walls, not the regions, so validate()'s
         // area check compares the merge's output with its input
         data.stats.walkable_area = tri.walkable_area;
-        data.snap_scale = outline::level_grid(level).scale;
+        data.snap_scale = outline.scale;
         finish(data, level, config, (radius, started), None)
     }
 }

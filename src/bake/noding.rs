@@ -69,9 +69,7 @@ pub(crate) fn node(segments: &mut Vec<Segment>, first_new: usize) -> bool {
                 continue;
             }
             let [a, b] = segment.ends;
-            let d = [i128::from(b[0] - a[0]), i128::from(b[1] - a[1])];
-            let along = |p: &Point| i128::from(p[0] - a[0]) * d[0] + i128::from(p[1] - a[1]) * d[1];
-            at.sort_unstable_by_key(|p| (along(p), *p));
+            at.sort_unstable_by_key(|&p| (along(segment.ends, p).0, p));
             at.dedup();
             let mut from = a;
             for p in at.into_iter().chain(std::iter::once(b)) {
@@ -128,6 +126,14 @@ fn find_splits(segments: &[Segment], dirty: &[bool], work: &mut u64) -> Option<V
     Some(splits)
 }
 
+/// How far along segment `a`-`b` the projection of `p` falls, as the dot
+/// product of `p - a` with `b - a`, and the squared length it reaches at `b`.
+fn along([a, b]: [Point; 2], p: Point) -> (i128, i128) {
+    let d = [i128::from(b[0] - a[0]), i128::from(b[1] - a[1])];
+    let at = i128::from(p[0] - a[0]) * d[0] + i128::from(p[1] - a[1]) * d[1];
+    (at, d[0] * d[0] + d[1] * d[1])
+}
+
 fn orient(p: Point, q: Point, r: Point) -> i128 {
     i128::from(q[0] - p[0]) * i128::from(r[1] - p[1])
         - i128::from(q[1] - p[1]) * i128::from(r[0] - p[0])
@@ -173,11 +179,10 @@ fn meet(s: [Point; 2], t: [Point; 2], mut split: impl FnMut(usize, Point)) {
         // it): that end is the shared vertex, so no piece turns back on the
         // segment it came from
         for [a, b] in [s, t] {
-            let d = [i128::from(b[0] - a[0]), i128::from(b[1] - a[1])];
-            let along = i128::from(h[0] - a[0]) * d[0] + i128::from(h[1] - a[1]) * d[1];
+            let (along, length) = along([a, b], h);
             if along <= 0 {
                 h = a;
-            } else if along >= d[0] * d[0] + d[1] * d[1] {
+            } else if along >= length {
                 h = b;
             }
         }

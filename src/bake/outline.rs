@@ -33,8 +33,9 @@ pub(crate) struct Outline {
     /// Per costed area of the level (by index into `Level::areas`), its part
     /// of walkable space as closed contours.
     pub areas: Vec<(usize, Vec<Vec<DVec2>>)>,
-    /// Steps per world unit of the grid every point lies on (when there are
-    /// areas: the triangulation nodes their edges on it).
+    /// Steps per world unit of the level's snapping grid, which every point
+    /// lies on when there are areas (the triangulation nodes their edges on
+    /// it) and which the baked file records.
     pub scale: f64,
 }
 

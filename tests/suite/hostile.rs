@@ -112,10 +112,7 @@ proptest! {
         prop_assume!(mesh.is_ok());
         let mesh = mesh.unwrap();
         prop_assert_eq!(mesh.stats().dropped_constraints, 0);
-        let extent = level.walkable.iter().chain(&level.obstacles)
-            .chain(level.areas.iter().map(|a| &a.polygon)).flatten()
-            .map(|v| f64::from(v.x.abs().max(v.y.abs()))).fold(1.0, f64::max);
-        let step = 2f64.powi(extent.log2().floor() as i32 - 22);
+        let step = crate::common::grid_step(&level);
         let costed: Vec<&Vec<Vec2>> =
             level.areas.iter().filter(|a| a.cost.is_some()).map(|a| &a.polygon).collect();
         // the mesh's walls bound the areas too (an area is clipped to

@@ -306,10 +306,7 @@ proptest::proptest! {
         let derived = base.for_radius(radius);
         if let Ok(derived) = &derived {
             // every region's edges keep the radius from the level's own walls
-            let extent = level.walkable.iter().chain(&level.obstacles)
-                .chain(level.areas.iter().map(|a| &a.polygon)).flatten()
-                .map(|v| f64::from(v.x.abs().max(v.y.abs()))).fold(1.0, f64::max);
-            let step = 2f64.powi(extent.log2().floor() as i32 - 22);
+            let step = crate::common::grid_step(&level);
             let walls = level_walls(&level, 2.0 * step);
             for (_, region) in derived.regions() {
                 let v = region.vertices();
@@ -338,10 +335,7 @@ proptest::proptest! {
                 proptest::prop_assert_eq!(derived.stats().dropped_constraints, 0);
                 let (d, f) = (kind_areas(&derived), kind_areas(&fresh));
                 // the bake's grid step, and how far the areas' outlines run
-                let extent = level.walkable.iter().chain(&level.obstacles)
-                    .chain(level.areas.iter().map(|a| &a.polygon)).flatten()
-                    .map(|v| f64::from(v.x.abs().max(v.y.abs()))).fold(1.0, f64::max);
-                let step = 2f64.powi(extent.log2().floor() as i32 - 22);
+                let step = crate::common::grid_step(&level);
                 let length = |p: &Vec<glam::Vec2>| {
                     (0..p.len()).map(|i| f64::from(p[i].distance(p[(i + 1) % p.len()]))).sum::<f64>()
                 };

@@ -275,3 +275,15 @@ pub fn segment_to_box(p: glam::DVec2, q: glam::DVec2, [lo, hi]: [glam::DVec2; 2]
         .chain([to_box(p), to_box(q)])
         .fold(f64::INFINITY, f64::min)
 }
+
+/// The step of the grid a whole bake of `level` snaps to: a power of two
+/// with the level's largest coordinate under 2^23 steps (as the bake
+/// chooses it).
+pub fn grid_step(level: &portalnav::Level) -> f64 {
+    let extent = (level.walkable.iter().chain(&level.obstacles))
+        .chain(level.areas.iter().map(|a| &a.polygon))
+        .flatten()
+        .map(|v| f64::from(v.x.abs().max(v.y.abs())))
+        .fold(1.0, f64::max);
+    2f64.powi(extent.log2().floor() as i32 - 22)
+}
