@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use glam::vec2;
-use portalnav::{BakeConfig, Level, TileCache};
+use portalnav::{BakeConfig, Level, NavMesh, NavQuery, QueryFilter, Scenario, TileCache};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -60,5 +60,42 @@ fn main() {
             median(&mut add),
             median(&mut remove)
         );
+        if let Some((_, rows)) = cache.table_pending() {
+            // queries while the edit's all-pairs table is pending (they
+            // search L2), then after refreshing it
+            let scen = format!("{path}.scen");
+            let problems = Scenario::load_file(&scen).unwrap_or_default();
+            let mut query = NavQuery::new();
+            let filter = QueryFilter::default();
+            let mut time_queries = |mesh: &NavMesh| {
+                let mut us: Vec<f64> = problems
+                    .iter()
+                    .map(|s| {
+                        let t = Instant::now();
+                        let _ = query.find_path(mesh, s.start_point(), s.goal_point(), &filter);
+                        t.elapsed().as_secs_f64() * 1e6
+                    })
+                    .collect();
+                if us.is_empty() {
+                    0.0
+                } else {
+                    median(&mut us)
+                }
+            };
+            let pending_us = time_queries(cache.mesh());
+            let t = Instant::now();
+            let mut calls = 0;
+            while !cache.refresh_table(64) {
+                calls += 1;
+            }
+            let refresh_ms = t.elapsed().as_secs_f64() * 1e3;
+            let tabled_us = time_queries(cache.mesh());
+            println!(
+                "  all-pairs table: {rows} rows refreshed in {refresh_ms:.1} ms ({} calls of 64 rows); \
+                 median query over {} scenarios {pending_us:.1} us pending, {tabled_us:.1} us after",
+                calls + 1,
+                problems.len()
+            );
+        }
     }
 }

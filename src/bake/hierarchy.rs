@@ -17,11 +17,11 @@ use glam::Vec2;
 
 use crate::fxmap::FxHashMap;
 use crate::level::NavPoint;
-use crate::mesh::hierarchy::HierarchyTables;
 use crate::mesh::hierarchy::{
     crossings_budget, Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint, NavNode,
     NavPointKind, NO_STEP,
 };
+use crate::mesh::hierarchy::{HierarchyTables, TableBuild};
 use crate::mesh::{NavMesh, Tables};
 use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, LEG};
 
@@ -42,11 +42,17 @@ pub(crate) struct Previous<'a> {
 /// than its budgets allow (see [`within_budget`]). Designer points off the
 /// mesh are skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the
 /// caller checks).
+///
+/// With `table` at [`Table::Deferred`] (a runtime edit) a hierarchy that
+/// gets the all-pairs table is marked as having one (so it saves the same
+/// bytes and carries no landmarks, as a fresh bake) but its rows are left
+/// to `TileCache::refresh_table`; queries search L2 until then.
 pub(crate) fn build(
     mesh: &NavMesh,
     designer: &[NavPoint],
     (cluster_size, wide_portal): (u32, f32),
     previous: Option<Previous<'_>>,
+    table: Table,
 ) -> Option<HierarchyData> {
     let started = Instant::now();
     let t = &mesh.tables;
@@ -126,7 +132,11 @@ pub(crate) fn build(
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
     // landmarks serve the L2 search, which a table replaces
-    if !h.compute_table(&ht) {
+    let tabled = match table {
+        Table::Now => h.compute_table(&ht),
+        Table::Deferred => TableBuild::new(&h, &ht).is_some(),
+    };
+    if !tabled {
         landmarks(&ht, &mut h, LANDMARKS);
     }
 
@@ -138,10 +148,19 @@ pub(crate) fn build(
         leg_entries: h.leg_cost.len() as u32,
         bytes: postcard::serialize_with_flavor(&h, postcard::ser_flavors::Size::default())
             .map_or(0, |n| n as u64),
-        all_pairs_table: h.has_table(),
+        all_pairs_table: tabled,
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     Some(h)
+}
+
+/// When [`build`] computes the all-pairs table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Table {
+    /// Before it returns (a bake).
+    Now,
+    /// Later, a few rows at a time (a runtime edit).
+    Deferred,
 }
 
 /// Corridors the hierarchy may hold per region of the mesh (plus
@@ -1014,5 +1033,41 @@ mod tests {
             }
         }
         assert!(routed > n, "routes of several corridors were checked");
+    }
+
+    /// An edit defers the all-pairs table; computed afterwards in rows of
+    /// any split, it is the fresh bake's table entry for entry.
+    #[test]
+    fn a_refreshed_table_is_the_fresh_bakes() {
+        use crate::{Edit, TileCache};
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let level = Grid::from_file(path).expect("bundled map").to_level();
+        let config = BakeConfig {
+            tile_size: Some(64.0),
+            ..BakeConfig::default()
+        };
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let square = |x: f32, y: f32| {
+            let v = glam::vec2;
+            vec![v(x, y), v(x + 7.0, y), v(x + 7.0, y + 5.0), v(x, y + 5.0)]
+        };
+        let edits = [
+            Edit::Add(square(70.0, 60.0)),
+            Edit::Add(square(200.0, 150.0)),
+        ];
+        cache.apply(&edits).expect("edits");
+        let table = |mesh: &NavMesh| mesh.data.hierarchy.as_ref().unwrap().l2_table.clone();
+        assert!(
+            table(cache.mesh()).via.is_empty(),
+            "the edit left it pending"
+        );
+        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).expect("bakes");
+        assert!(!table(&fresh).via.is_empty());
+        for rows in [1, 7, 0, 30] {
+            cache.refresh_table(rows);
+        }
+        while !cache.refresh_table(13) {}
+        assert_eq!(table(cache.mesh()), table(&fresh));
     }
 }

@@ -388,6 +388,12 @@ fn finish(
     data.agents = level.agents.clone();
     data.nav_points = level.nav_points.clone();
     let mut mesh = NavMesh::from_data(data);
+    // an edit leaves the all-pairs table to `TileCache::refresh_table`
+    let table = if replacing.is_some() {
+        hierarchy::Table::Deferred
+    } else {
+        hierarchy::Table::Now
+    };
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
     if config.corridors {
         let previous = succession.as_ref().and_then(|(old, kept)| {
@@ -402,6 +408,7 @@ fn finish(
             &level.nav_points,
             (config.cluster_size, config.wide_portal),
             previous,
+            table,
         );
         // a level with nav points asked for their cached corridors: it keeps
         // them; any other keeps a hierarchy within a multiple of the bytes of

@@ -38,6 +38,7 @@ use super::{
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
+use crate::mesh::hierarchy::TableBuild;
 use crate::mesh::{AreaKind, NavMesh, Sized, SizedSlot, Succession, TileGrid};
 
 slotmap::new_key_type! {
@@ -391,6 +392,9 @@ pub struct TileCache {
     /// The whole mesh's polygons and points as the last rebuild assembled
     /// them, kept so the next rebuild reuses their storage.
     scratch: MeshScratch,
+    /// The rows of the current mesh's all-pairs table computed so far by
+    /// [`TileCache::refresh_table`].
+    table: Option<TableBuild>,
 }
 
 /// Storage [`build_mesh`] reuses from one edit to the next.
@@ -518,6 +522,7 @@ impl TileCache {
             mesh: Arc::new(mesh),
             generation: 0,
             scratch,
+            table: None,
         })
     }
 
@@ -574,10 +579,77 @@ impl TileCache {
     }
 
     /// The current mesh, giving up the cache (a copy if a handle from
-    /// [`TileCache::shared_mesh`] still holds it).
+    /// [`TileCache::shared_mesh`] still holds it), with its all-pairs table
+    /// computed if an edit left it pending.
     #[must_use]
-    pub fn into_mesh(self) -> NavMesh {
-        Arc::try_unwrap(self.mesh).unwrap_or_else(|shared| (*shared).clone())
+    pub fn into_mesh(mut self) -> NavMesh {
+        self.refresh_table(usize::MAX);
+        let table = self.table.take();
+        let mut mesh = Arc::try_unwrap(self.mesh).unwrap_or_else(|shared| (*shared).clone());
+        if let (Some(build), Some(h)) = (table, mesh.data.hierarchy.as_mut()) {
+            h.l2_table = build.into_table();
+        }
+        mesh
+    }
+
+    /// Rows of the mesh's all-pairs L2 table still to compute, and rows in
+    /// all, when an edit left the table pending ([`TileCache::refresh_table`]);
+    /// `None` when nothing is pending.
+    #[must_use]
+    pub fn table_pending(&self) -> Option<(usize, usize)> {
+        let h = self.mesh.data.hierarchy.as_ref()?;
+        if !h.stats.all_pairs_table || h.has_table() {
+            return None;
+        }
+        let rows = h.nodes.len();
+        let done = self.table.as_ref().map_or(0, |b| b.progress().0);
+        Some((rows - done, rows))
+    }
+
+    /// Computes up to `rows` more rows of the all-pairs L2 table that the
+    /// last edit left pending, on rayon's threads, and installs the table
+    /// once every row is done. True when no table is pending any more.
+    ///
+    /// An edit repairs the hierarchy's clusters, leg tables and corridors
+    /// at once, but not the all-pairs table (a search from every nav node:
+    /// on a large map most of an edit's cost). Until it is installed,
+    /// queries that would look a route up search the L2 graph instead:
+    /// exact over the same graph, so as short, only slower. A row is one
+    /// Dijkstra over the whole L2 graph, so a game calls this once per
+    /// frame with the rows its frame can spare. The rows done are kept across calls and
+    /// dropped by the next edit; the table does not depend on how the rows
+    /// were split. The saved file is the same before and after: it holds
+    /// only the flag that the mesh has a table, as a fresh bake's does.
+    ///
+    /// While a handle from [`TileCache::shared_mesh`] holds the mesh, a
+    /// finished table waits (false) until the handle is released.
+    pub fn refresh_table(&mut self, rows: usize) -> bool {
+        let Some(h) = self.mesh.data.hierarchy.as_ref() else {
+            return true;
+        };
+        if !h.stats.all_pairs_table || h.has_table() {
+            self.table = None;
+            return true;
+        }
+        let ht = &self.mesh.hier;
+        let build = match &mut self.table {
+            Some(build) => build,
+            None => match TableBuild::new(h, ht) {
+                Some(build) => self.table.insert(build),
+                // the edit's build checked that the table fits
+                None => return true,
+            },
+        };
+        if !build.is_complete() && !build.advance(h, ht, rows) {
+            return false;
+        }
+        let Some(mesh) = Arc::get_mut(&mut self.mesh) else {
+            return false;
+        };
+        if let (Some(build), Some(h)) = (self.table.take(), mesh.data.hierarchy.as_mut()) {
+            h.l2_table = build.into_table();
+        }
+        true
     }
 
     /// Counts the successful edits ([`TileCache::apply`] calls, and the
@@ -756,6 +828,7 @@ impl TileCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = carried;
         let replaced = std::mem::replace(&mut self.mesh, Arc::new(mesh));
         self.release(replaced);
+        self.table = None;
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");

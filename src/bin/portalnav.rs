@@ -581,6 +581,12 @@ fn place_buildings(
         portalnav::write_atomically(path, text.as_bytes())
             .map_err(|e| fail(EXIT_OUTPUT)(format!("{}: {e}", path.display())))?;
     }
+    // the all-pairs table the edits left pending, as a game would refresh
+    // it over the frames after them
+    let t = Instant::now();
+    let pending = cache.table_pending().map(|(_, rows)| rows);
+    cache.refresh_table(usize::MAX);
+    let refresh_ms = t.elapsed().as_secs_f64() * 1e3;
     if !json {
         let stats = |v: &mut Vec<f64>| {
             v.sort_by(f64::total_cmp);
@@ -604,6 +610,9 @@ fn place_buildings(
             stats(&mut add_us),
             stats(&mut remove_us)
         );
+        if let Some(rows) = pending {
+            eprintln!("all-pairs table refreshed after the edits: {rows} rows, {refresh_ms:.1} ms");
+        }
     }
     Ok(cache.into_mesh())
 }

@@ -72,6 +72,115 @@ pub(crate) struct L2Table {
     pub via: Vec<u16>,
 }
 
+/// An all-pairs table being computed a few rows at a time
+/// ([`HierarchyData::compute_table`] in one go, `TileCache::refresh_table`
+/// across frames): the rows are independent, so the table is the same
+/// however the rows are split.
+#[derive(Debug, Clone)]
+pub(crate) struct TableBuild {
+    /// Per corridor, its place in each end's list (1-based), which the
+    /// table holds.
+    place: Vec<[u16; 2]>,
+    table: L2Table,
+    /// Rows computed so far, of `nodes`.
+    done: usize,
+    nodes: usize,
+}
+
+impl TableBuild {
+    /// An empty table for `h` (whose L2 graph is `ht`), or `None` when it
+    /// cannot have one: no nav node, more than [`MAX_TABLE_NODES`], or a
+    /// node whose corridor list is too long to name a place in.
+    pub(crate) fn new(h: &HierarchyData, ht: &HierarchyTables) -> Option<TableBuild> {
+        let n = h.nodes.len();
+        if n == 0 || n > MAX_TABLE_NODES {
+            return None;
+        }
+        let mut place = vec![[0u16; 2]; h.corridors.len()];
+        for b in 0..n as u32 {
+            for (k, e) in ht.corridors_at(b).iter().enumerate() {
+                let k = u16::try_from(k + 1).ok()?;
+                let ends = h.corridors[e.corridor as usize].ends;
+                let slot = &mut place[e.corridor as usize][usize::from(ends[0] != b)];
+                if *slot == 0 {
+                    *slot = k;
+                }
+            }
+        }
+        Some(TableBuild {
+            place,
+            table: L2Table {
+                full: vec![f32::INFINITY; n * n],
+                via: vec![0; n * n],
+            },
+            done: 0,
+            nodes: n,
+        })
+    }
+
+    /// Whether every row is computed.
+    pub(crate) fn is_complete(&self) -> bool {
+        self.done == self.nodes
+    }
+
+    /// Computes up to `rows` more rows (on rayon's threads); true when the
+    /// table is complete.
+    pub(crate) fn advance(&mut self, h: &HierarchyData, ht: &HierarchyTables, rows: usize) -> bool {
+        let n = self.nodes;
+        debug_assert_eq!(n, h.nodes.len(), "a table build for another hierarchy");
+        let first = self.done;
+        let last = first.saturating_add(rows).min(n);
+        let place = &self.place;
+        // row `a`: the distances from `a` and the corridors its routes arrive by
+        let row = |ctx: &mut SearchContext<u32>, a: usize, full: &mut [f32], via: &mut [u16]| {
+            let graph = NavGraph::whole(h, ht);
+            astar(&graph, ctx, &[(a as u32, 0.0, LEG)], u32::MAX);
+            for b in 0..n {
+                full[b] = ctx.cost(b as u32).unwrap_or(f32::INFINITY);
+                via[b] = match ctx.payload(b as u32) {
+                    Some(c) if b != a && c != LEG => {
+                        let ends = h.corridors[c as usize].ends;
+                        place[c as usize][usize::from(ends[0] != b as u32)]
+                    }
+                    _ => 0,
+                };
+            }
+        };
+        let full = &mut self.table.full[first * n..last * n];
+        let via = &mut self.table.via[first * n..last * n];
+        // rows are independent: the same table on any number of threads
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            full.par_chunks_mut(n)
+                .zip(via.par_chunks_mut(n))
+                .enumerate()
+                .for_each_init(SearchContext::new, |ctx, (k, (full, via))| {
+                    row(ctx, first + k, full, via);
+                });
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let mut ctx = SearchContext::new();
+            for (k, (full, via)) in full.chunks_mut(n).zip(via.chunks_mut(n)).enumerate() {
+                row(&mut ctx, first + k, full, via);
+            }
+        }
+        self.done = last;
+        self.is_complete()
+    }
+
+    /// Rows computed so far, and rows in all.
+    pub(crate) fn progress(&self) -> (usize, usize) {
+        (self.done, self.nodes)
+    }
+
+    /// The finished table (complete or not: the caller checks).
+    pub(crate) fn into_table(self) -> L2Table {
+        self.table
+    }
+}
+
 /// What a nav point stands on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NavPointKind {
@@ -651,70 +760,11 @@ impl HierarchyData {
     /// corridor list is too long to name a place in.
     pub(crate) fn compute_table(&mut self, ht: &HierarchyTables) -> bool {
         self.l2_table = L2Table::default();
-        let n = self.nodes.len();
-        if n == 0 || n > MAX_TABLE_NODES {
+        let Some(mut build) = TableBuild::new(self, ht) else {
             return false;
-        }
-        // per corridor, its place in each end's list (1-based), which the
-        // table holds
-        let mut place = vec![[0u16; 2]; self.corridors.len()];
-        for b in 0..n as u32 {
-            for (k, e) in ht.corridors_at(b).iter().enumerate() {
-                let Ok(k) = u16::try_from(k + 1) else {
-                    return false;
-                };
-                let ends = self.corridors[e.corridor as usize].ends;
-                let slot = &mut place[e.corridor as usize][usize::from(ends[0] != b)];
-                if *slot == 0 {
-                    *slot = k;
-                }
-            }
-        }
-        let mut table = L2Table {
-            full: vec![f32::INFINITY; n * n],
-            via: vec![0; n * n],
         };
-        // row `a`: the distances from `a` and the corridors its routes arrive by
-        let row = |ctx: &mut SearchContext<u32>, a: usize, full: &mut [f32], via: &mut [u16]| {
-            let graph = NavGraph::whole(self, ht);
-            astar(&graph, ctx, &[(a as u32, 0.0, LEG)], u32::MAX);
-            for b in 0..n {
-                full[b] = ctx.cost(b as u32).unwrap_or(f32::INFINITY);
-                via[b] = match ctx.payload(b as u32) {
-                    Some(c) if b != a && c != LEG => {
-                        let ends = self.corridors[c as usize].ends;
-                        place[c as usize][usize::from(ends[0] != b as u32)]
-                    }
-                    _ => 0,
-                };
-            }
-        };
-        // rows are independent: the same table on any number of threads
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            table
-                .full
-                .par_chunks_mut(n)
-                .zip(table.via.par_chunks_mut(n))
-                .enumerate()
-                .for_each_init(SearchContext::new, |ctx, (a, (full, via))| {
-                    row(ctx, a, full, via);
-                });
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            let mut ctx = SearchContext::new();
-            for (a, (full, via)) in table
-                .full
-                .chunks_mut(n)
-                .zip(table.via.chunks_mut(n))
-                .enumerate()
-            {
-                row(&mut ctx, a, full, via);
-            }
-        }
-        self.l2_table = table;
+        build.advance(self, ht, usize::MAX);
+        self.l2_table = build.into_table();
         true
     }
 

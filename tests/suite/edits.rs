@@ -130,6 +130,100 @@ fn edits_on_a_grid_map_equal_a_fresh_bake() {
     assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config));
 }
 
+/// An edit repairs the hierarchy but leaves the all-pairs L2 table to
+/// `refresh_table`: meanwhile the saved bytes are a fresh bake's and
+/// queries, which search L2 instead, are as long as the fresh bake's; once
+/// the rows are done, in any split, every path is the fresh bake's, point
+/// for point. A finished table waits for a shared handle to be released.
+#[test]
+fn an_edit_leaves_the_all_pairs_table_to_refresh_and_paths_keep_their_length() {
+    let level = Level::from_file(movingai_dir().join("den520d.map")).unwrap();
+    let config = tiled(64.0, true);
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    assert!(cache.mesh().hierarchy_stats().unwrap().all_pairs_table);
+    assert_eq!(cache.table_pending(), None, "a bake computes its table");
+    assert!(cache.refresh_table(0), "nothing to refresh");
+    let walls: Vec<Edit> = (0..6)
+        .map(|k| {
+            let at = vec2(60.0 + 31.0 * k as f32, 50.0 + 23.0 * k as f32);
+            Edit::Add(building(k as u8, at, vec2(9.0, 5.5), 0.3 * k as f32))
+        })
+        .collect();
+    cache.apply(&walls).unwrap();
+    let rows = cache.mesh().nav_nodes().len();
+    assert!(rows > 10);
+    assert_eq!(cache.table_pending(), Some((rows, rows)));
+    assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config));
+
+    let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).unwrap();
+    let scenarios =
+        portalnav::Scenario::load_file(movingai_dir().join("den520d.map.scen")).unwrap();
+    let filter = QueryFilter::default();
+    let (mut ours, mut theirs) = (NavQuery::new(), NavQuery::new());
+    let mut compare = |mesh: &NavMesh, identical: bool| {
+        let mut hierarchical = 0;
+        for s in scenarios.iter().step_by(3) {
+            let (a, b) = (s.start_point(), s.goal_point());
+            let want = theirs.find_path(&fresh, a, b, &filter);
+            let got = ours.find_path(mesh, a, b, &filter);
+            match (got, want) {
+                (Ok(got), Ok(want)) => {
+                    if got.level() == portalnav::SearchLevel::NavPoints {
+                        hierarchical += 1;
+                    }
+                    if identical {
+                        assert_eq!(got.waypoints(), want.waypoints(), "{a} -> {b}");
+                    } else {
+                        let (g, w) = (got.length(), want.length());
+                        assert!(g <= w * (1.0 + 1e-4) + 1e-4, "{a} -> {b}: {g} against {w}");
+                    }
+                }
+                (got, want) => assert_eq!(got.is_ok(), want.is_ok(), "{a} -> {b}"),
+            }
+        }
+        assert!(hierarchical > 50, "only {hierarchical} long queries");
+    };
+    compare(cache.mesh(), false);
+
+    // rows in three calls, a handle holding the mesh at the end
+    let third = rows / 3 + 1;
+    assert!(!cache.refresh_table(third));
+    assert_eq!(cache.table_pending(), Some((rows - third, rows)));
+    assert!(!cache.refresh_table(third));
+    let handle = cache.shared_mesh();
+    assert!(!cache.refresh_table(third), "the handle holds the mesh");
+    assert_eq!(cache.table_pending(), Some((0, rows)));
+    cache.release(handle);
+    assert!(cache.refresh_table(0), "installed once the handle is back");
+    assert_eq!(cache.table_pending(), None);
+    compare(cache.mesh(), true);
+    assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config));
+
+    // into_mesh finishes a pending table
+    cache
+        .apply(&[Edit::Add(building(
+            0,
+            vec2(150.0, 150.0),
+            vec2(6.0, 6.0),
+            0.0,
+        ))])
+        .unwrap();
+    assert!(cache.table_pending().is_some());
+    let level = cache.level_with_obstacles();
+    let mesh = cache.into_mesh();
+    let fresh = NavMesh::bake(&level, &config).unwrap();
+    let last = scenarios.last().unwrap();
+    let (a, b) = (last.start_point(), last.goal_point());
+    let (got, want) = (
+        NavQuery::new().find_path(&mesh, a, b, &filter),
+        NavQuery::new().find_path(&fresh, a, b, &filter),
+    );
+    assert_eq!(
+        got.map(|p| p.waypoints().to_vec()),
+        want.map(|p| p.waypoints().to_vec())
+    );
+}
+
 /// A handle to the mesh taken before an edit still answers on that mesh;
 /// given back, its storage serves the next edit, whose mesh is still a
 /// fresh bake's, byte for byte.
