@@ -1070,4 +1070,36 @@ mod tests {
         while !cache.refresh_table(13) {}
         assert_eq!(table(cache.mesh()), table(&fresh));
     }
+
+    /// A tiled mesh whose hierarchy is over its byte bound keeps it aside;
+    /// the next edit takes the leg tables of untouched clusters from it,
+    /// and what it builds is what a fresh tiled bake builds, byte for byte.
+    #[test]
+    fn an_unkept_hierarchy_serves_the_next_edit_as_a_fresh_bake() {
+        use crate::{Edit, TileCache};
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let level = Grid::from_file(path).expect("bundled map").to_level();
+        let config = BakeConfig {
+            tile_size: Some(32.0),
+            ..BakeConfig::default()
+        };
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        assert!(
+            cache.mesh().hierarchy_stats().is_none(),
+            "over its bound at tile 32"
+        );
+        assert!(cache.mesh().unkept.is_some());
+        let v = glam::vec2;
+        let square = vec![v(70.0, 60.0), v(77.0, 60.0), v(77.0, 65.0), v(70.0, 65.0)];
+        cache.apply(&[Edit::Add(square)]).expect("edit");
+        let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
+        let bytes =
+            |mesh: &NavMesh| postcard::to_allocvec(mesh.unkept.as_deref().unwrap()).unwrap();
+        assert_eq!(bytes(cache.mesh()), bytes(fresh.mesh()));
+        assert!(
+            cache.into_mesh().unkept.is_none(),
+            "not carried out of the cache"
+        );
+    }
 }

@@ -399,7 +399,7 @@ fn finish(
         let previous = succession.as_ref().and_then(|(old, kept)| {
             Some(hierarchy::Previous {
                 tables: &old.tables,
-                hierarchy: old.data.hierarchy.as_ref()?,
+                hierarchy: old.data.hierarchy.as_ref().or(old.unkept.as_deref())?,
                 regions: &kept.regions,
             })
         });
@@ -421,8 +421,16 @@ fn finish(
                     .unwrap_or(0);
             h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest as f64
         };
-        let h = h.filter(|h| asked || within(h));
-        mesh.set_hierarchy(h);
+        match h {
+            Some(h) if !asked && !within(&h) => {
+                // a tiled mesh keeps it aside for its next edit
+                if config.tile_size.is_some() {
+                    mesh.unkept = Some(Box::new(h));
+                }
+                mesh.set_hierarchy(None);
+            }
+            h => mesh.set_hierarchy(h),
+        }
     }
     mesh.succession = succession.map(|(_, kept)| kept);
     mesh.data.stats.bake_ms = started.elapsed().as_secs_f64() * 1e3;

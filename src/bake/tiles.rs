@@ -589,6 +589,8 @@ impl TileCache {
         if let (Some(build), Some(h)) = (table, mesh.data.hierarchy.as_mut()) {
             h.l2_table = build.into_table();
         }
+        // only the next edit would have used it
+        mesh.unkept = None;
         mesh
     }
 
