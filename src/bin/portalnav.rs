@@ -147,6 +147,11 @@ enum Command {
         /// Draw the mesh (and path) for this agent radius, world units.
         #[arg(long)]
         radius: Option<f32>,
+        /// Colour regions and portals by the largest of these radii that
+        /// passes them (none given: the level's agent classes, or eight even
+        /// steps up to the mesh's maximum radius).
+        #[arg(long, num_args = 0.., value_name = "R", conflicts_with_all = ["agent", "radius"])]
+        by_radius: Option<Vec<f32>>,
     },
 }
 
@@ -247,6 +252,44 @@ fn check_radius(radius: Option<f32>) -> Result<(), Failure> {
     }
 }
 
+/// The radii `render --by-radius` colours by: those given, or the mesh's
+/// agent classes above its own radius, or eight even steps up to its
+/// maximum; an error when the mesh serves no radius above its own.
+fn radius_classes(mesh: &NavMesh, given: Vec<f32>) -> Result<Vec<f32>, Failure> {
+    let (own, max) = (mesh.agent_radius(), mesh.max_radius());
+    let radii = if !given.is_empty() {
+        given
+    } else {
+        let mut classes: Vec<f32> = mesh
+            .agents()
+            .iter()
+            .map(|a| a.radius)
+            .filter(|&r| r > own && r <= max)
+            .collect();
+        if classes.is_empty() && max > own {
+            classes = (1..=8)
+                .map(|k| own + (max - own) * k as f32 / 8.0)
+                .collect();
+        }
+        classes
+    };
+    if radii.is_empty() {
+        return Err(fail(EXIT_USAGE)(format!(
+            "the mesh serves no radius above its own ({own}): give the radii, or bake it with --max-radius"
+        )));
+    }
+    Ok(radii)
+}
+
+/// The exit code for a radius the mesh refuses.
+fn radius_failure(e: portalnav::RadiusError) -> Failure {
+    let code = match e {
+        portalnav::RadiusError::Bake { .. } => EXIT_BAKE,
+        _ => EXIT_USAGE,
+    };
+    fail(code)(e)
+}
+
 /// The mesh for an agent class or radius (none: the mesh itself).
 fn sized<'m>(
     mesh: &'m NavMesh,
@@ -258,13 +301,7 @@ fn sized<'m>(
         (None, Some(r)) => mesh.for_radius(r),
         (None, None) => mesh.for_radius(mesh.agent_radius()),
     };
-    sized.map_err(|e| {
-        let code = match e {
-            portalnav::RadiusError::Bake { .. } => EXIT_BAKE,
-            _ => EXIT_USAGE,
-        };
-        fail(code)(e)
-    })
+    sized.map_err(radius_failure)
 }
 
 /// Refuses an output that is one of the inputs: a failed write would destroy it.
@@ -353,10 +390,17 @@ fn run(command: Command) -> Result<(), Failure> {
             path,
             agent,
             radius,
+            by_radius,
         } => {
             check_output(&output, &[&mesh])?;
             check_radius(radius)?;
-            let mesh = mesh_from(&mesh, radius)?;
+            for &r in by_radius.iter().flatten() {
+                check_radius(Some(r))?;
+            }
+            // a level baked here serves the largest radius asked for
+            let widest = by_radius.iter().flatten().copied().reduce(f32::max);
+            let mesh = mesh_from(&mesh, radius.or(widest))?;
+            let classes = by_radius.map(|radii| radius_classes(&mesh, radii));
             let mesh = sized(&mesh, agent.as_deref(), radius)?;
             let mut paths = Vec::new();
             if let Some(p) = path {
@@ -371,8 +415,15 @@ fn run(command: Command) -> Result<(), Failure> {
                 paths.push(found.waypoints().to_vec());
             }
             let refs: Vec<&[Vec2]> = paths.iter().map(Vec::as_slice).collect();
-            portalnav::write_atomically(&output, portalnav::render::svg(&mesh, &refs).as_bytes())
-                .map_err(fail(EXIT_OUTPUT))?;
+            let picture = match classes {
+                Some(radii) => {
+                    let radii = radii?;
+                    portalnav::render::svg_by_radius(&mesh, &radii, &refs)
+                        .map_err(radius_failure)?
+                }
+                None => portalnav::render::svg(&mesh, &refs),
+            };
+            portalnav::write_atomically(&output, picture.as_bytes()).map_err(fail(EXIT_OUTPUT))?;
             eprintln!("wrote {}", output.display());
             Ok(())
         }

@@ -370,3 +370,49 @@ fn scen_for_a_radius_keeps_it_from_the_stamped_buildings() {
         "a path passes {worst} from a blocked cell"
     );
 }
+
+/// `render --by-radius` colours by the level's agent classes, or by the
+/// radii given (baking a grid map to serve the widest); a mesh that serves
+/// no radius above its own, with none given, is a usage error.
+#[test]
+fn render_colours_by_the_largest_radius_that_passes() {
+    let dir = scratch("by-radius");
+    let svg = dir.join("by.svg");
+    let level = data_dir().join("levels/rts_base.json");
+    let out = portalnav(&[
+        "render",
+        level.to_str().unwrap(),
+        "-o",
+        svg.to_str().unwrap(),
+        "--by-radius",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.contains("up to radius"), "a legend");
+    let map = data_dir().join("maps/den520d.map");
+    let map = map.to_str().unwrap();
+    let out = portalnav(&["render", map, "-o", svg.to_str().unwrap(), "--by-radius"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = portalnav(&[
+        "render",
+        map,
+        "-o",
+        svg.to_str().unwrap(),
+        "--by-radius",
+        "0.45",
+        "1.45",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("up to radius 1.45"));
+    let out = portalnav(&[
+        "render",
+        map,
+        "-o",
+        svg.to_str().unwrap(),
+        "--by-radius",
+        "NaN",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

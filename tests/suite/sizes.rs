@@ -542,3 +542,58 @@ fn a_tiled_derivation_covers_what_a_whole_one_does() {
         }
     }
 }
+
+/// `render::passing_radii` on two rooms joined by a doorway 2 wide: every
+/// portal inside the doorway passes radius 0.9 and not 1.1, the rooms pass
+/// the widest radius, and a radius above the maximum is refused.
+#[test]
+fn portals_and_regions_know_the_largest_radius_that_passes() {
+    let level = Level::from_json_str(
+        r#"{
+        "walkable": [[[0,0],[20,0],[20,10],[0,10]]],
+        "obstacles": [[[9,0],[11,0],[11,4],[9,4]], [[9,6],[11,6],[11,10],[9,10]]]
+    }"#,
+    )
+    .unwrap();
+    let mesh = NavMesh::bake(&level, &config(1.5)).unwrap();
+    let radii = [1.5, 0.5, 1.1, 0.9];
+    let passing = portalnav::render::passing_radii(&mesh, &radii).unwrap();
+    assert_eq!(passing.radii, [0.5, 0.9, 1.1, 1.5], "sorted");
+    let in_doorway = |p: glam::Vec2| (9.0..=11.0).contains(&p.x) && (4.0..=6.0).contains(&p.y);
+    let mut doorway = 0;
+    for &(id, best) in &passing.portals {
+        let p = mesh.portal(id).unwrap();
+        if in_doorway(p.left()) && in_doorway(p.right()) {
+            doorway += 1;
+            assert_eq!(
+                best,
+                Some(1),
+                "{:?}-{:?} passes up to 0.9",
+                p.left(),
+                p.right()
+            );
+        }
+    }
+    assert!(doorway > 0, "the doorway has portals");
+    let room = |x: f32| {
+        passing
+            .regions
+            .iter()
+            .filter(|(id, _)| mesh.locate(glam::vec2(x, 5.0)) == Some(*id))
+            .map(|&(_, best)| best)
+            .next()
+            .unwrap()
+    };
+    assert_eq!(room(4.5), Some(3), "the left room takes the widest unit");
+    assert_eq!(room(15.5), Some(3));
+    assert!(
+        passing.regions.iter().all(|&(_, best)| best.is_some()),
+        "0.5 fits everywhere"
+    );
+    let svg = portalnav::render::svg_by_radius(&mesh, &radii, &[]).unwrap();
+    assert!(svg.contains("up to radius 1.5") && svg.contains("radius 0 only"));
+    assert!(matches!(
+        portalnav::render::passing_radii(&mesh, &[2.0]),
+        Err(RadiusError::AboveMaximum { .. })
+    ));
+}
