@@ -47,13 +47,18 @@ const MAX_WORK: u64 = 1 << 27;
 /// Splits `segments` where they meet, as the module says. The segments from
 /// `first_new` on (the areas' edges) are tested against all; those before it
 /// (the walls, which the booleans leave crossing nothing) only against
-/// them. Returns whether no two segments cross any more; when the work
-/// bound is met first, what remains is left for the triangulation to drop.
+/// them. Returns whether no two segments cross any more: false when the
+/// work bound or the rounds ran out first (the bake then refuses the level).
 pub(crate) fn node(segments: &mut Vec<Segment>, first_new: usize) -> bool {
+    node_within(segments, first_new, MAX_WORK)
+}
+
+/// [`node`] under a bound of `max_work` on the work.
+fn node_within(segments: &mut Vec<Segment>, first_new: usize, max_work: u64) -> bool {
     let mut dirty: Vec<bool> = (0..segments.len()).map(|i| i >= first_new).collect();
     let mut work = 0u64;
     for _ in 0..MAX_ROUNDS {
-        let splits = match find_splits(segments, &dirty, &mut work) {
+        let splits = match find_splits(segments, &dirty, (&mut work, max_work)) {
             Some(s) => s,
             None => return false,
         };
@@ -91,12 +96,16 @@ pub(crate) fn node(segments: &mut Vec<Segment>, first_new: usize) -> bool {
 
 /// For each segment, the points to split it at, from testing each dirty
 /// segment against its neighbours; `None` when the work bound is passed.
-fn find_splits(segments: &[Segment], dirty: &[bool], work: &mut u64) -> Option<Vec<Vec<Point>>> {
+fn find_splits(
+    segments: &[Segment],
+    dirty: &[bool],
+    (work, max_work): (&mut u64, u64),
+) -> Option<Vec<Vec<Point>>> {
     let mut splits = vec![Vec::new(); segments.len()];
     if !dirty.contains(&true) {
         return Some(splits);
     }
-    let index = CellIndex::new(segments, work)?;
+    let index = CellIndex::new(segments, (work, max_work))?;
     let mut seen = vec![u32::MAX; segments.len()];
     for (i, s) in segments.iter().enumerate() {
         if !dirty[i] {
@@ -114,7 +123,7 @@ fn find_splits(segments: &[Segment], dirty: &[bool], work: &mut u64) -> Option<V
                     continue;
                 }
                 *work += 1;
-                if *work > MAX_WORK {
+                if *work > max_work {
                     return None;
                 }
                 meet(s.ends, segments[j].ends, |k, p| {
@@ -218,7 +227,7 @@ struct CellIndex {
 }
 
 impl CellIndex {
-    fn new(segments: &[Segment], work: &mut u64) -> Option<CellIndex> {
+    fn new(segments: &[Segment], (work, max_work): (&mut u64, u64)) -> Option<CellIndex> {
         let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
         for s in segments {
             for p in s.ends {
@@ -243,7 +252,7 @@ impl CellIndex {
         for (i, s) in segments.iter().enumerate() {
             for cell in index.cells_of(s) {
                 *work += 1;
-                if *work > MAX_WORK {
+                if *work > max_work {
                     return None;
                 }
                 pairs.push((cell, i as u32));
@@ -299,7 +308,7 @@ impl CellIndex {
 
 #[cfg(test)]
 mod tests {
-    use super::{meet, node, Segment, WALL};
+    use super::{meet, node, node_within, Segment, MAX_WORK, WALL};
 
     fn crossings(segments: &[Segment]) -> usize {
         let mut n = 0;
@@ -370,6 +379,28 @@ mod tests {
             }
         }
         assert_eq!(finished, 200);
+    }
+
+    /// A tangle beyond the work bound is reported unfinished, not noded in
+    /// part as if it were done.
+    #[test]
+    fn a_tangle_over_the_work_bound_is_reported() {
+        let grid = |k: i64, vertical: bool| Segment {
+            ends: if vertical {
+                [[k * 10, -1000], [k * 10, 1000]]
+            } else {
+                [[-1000, k * 10], [1000, k * 10]]
+            },
+            tag: k as u32,
+        };
+        let tangle: Vec<Segment> = (-50..50)
+            .flat_map(|k| [grid(k, true), grid(k, false)])
+            .collect();
+        let mut small = tangle.clone();
+        assert!(!node_within(&mut small, 0, 1_000));
+        let mut whole = tangle;
+        assert!(node_within(&mut whole, 0, MAX_WORK));
+        assert_eq!(crossings(&whole), 0);
     }
 
     /// An end lying inside another segment splits that segment there.

@@ -93,9 +93,10 @@ fn contour_edges<'a>(contours: impl IntoIterator<Item = &'a Vec<DVec2>>) -> Vec<
 }
 
 /// The outline's walls and, per area slot, its edges, noded ([`noding`]) so
-/// that none crosses another (should the noding meet its work bound first,
-/// spade drops what still crosses, and [`Triangulated::dropped`] counts it).
-fn noded_edges(outline: &Outline) -> (Vec<[DVec2; 2]>, Vec<Vec<[DVec2; 2]>>) {
+/// that none crosses another; [`BakeError::TooComplex`] when the noding
+/// meets its work bound first (spade would drop what still crosses, and
+/// regions would take the wrong area kinds).
+fn noded_edges(outline: &Outline) -> Result<NodedEdges, BakeError> {
     let scale = outline.scale;
     let to_grid = |p: DVec2| [(p.x * scale).round() as i64, (p.y * scale).round() as i64];
     let from_grid = |p: Point| DVec2::new(p[0] as f64 / scale, p[1] as f64 / scale);
@@ -113,7 +114,15 @@ fn noded_edges(outline: &Outline) -> (Vec<[DVec2; 2]>, Vec<Vec<[DVec2; 2]>>) {
             tag: slot as u32,
         }));
     }
-    noding::node(&mut segments, first_area);
+    if !noding::node(&mut segments, first_area) {
+        return Err(BakeError::TooComplex {
+            reason: format!(
+                "its costed areas' {} edges cross the walls and each other too often to split \
+                 them within the work bound",
+                segments.len() - first_area
+            ),
+        });
+    }
     // Bending can lay two walls on one segment: a hole's wall on the
     // outline's, in opposite directions, with unwalkable space on both
     // sides (outside the level, inside the hole), so no wall there. A
@@ -138,8 +147,11 @@ fn noded_edges(outline: &Outline) -> (Vec<[DVec2; 2]>, Vec<Vec<[DVec2; 2]>>) {
         let key = |e: &[DVec2; 2]| [e[0].x, e[0].y, e[1].x, e[1].y];
         key(x).partial_cmp(&key(y)).expect("grid points are finite")
     });
-    (walls, areas)
+    Ok((walls, areas))
 }
+
+/// The noded walls, and per area slot its noded edges.
+type NodedEdges = (Vec<[DVec2; 2]>, Vec<Vec<[DVec2; 2]>>);
 
 pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> {
     // walls, then every area's edges (noded against the walls and each other)
@@ -147,7 +159,7 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         let walls = contour_edges(&outline.walkable);
         (walls, Vec::new(), outline.walkable_area())
     } else {
-        let (walls, areas) = noded_edges(outline);
+        let (walls, areas) = noded_edges(outline)?;
         // the walls keep their contours' direction through the splits
         let twice: f64 = walls.iter().map(|[a, b]| a.perp_dot(*b)).sum();
         (walls, areas, 0.5 * twice)
