@@ -1069,6 +1069,13 @@ mod tests {
         }
         while !cache.refresh_table(13) {}
         assert_eq!(table(cache.mesh()), table(&fresh));
+        // into_mesh finishes a pending table
+        cache
+            .apply(&[Edit::Add(square(120.0, 100.0))])
+            .expect("edit");
+        assert!(cache.table_pending().is_some());
+        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).expect("bakes");
+        assert_eq!(table(&cache.into_mesh()), table(&fresh));
     }
 
     /// A tiled mesh whose hierarchy is over its byte bound keeps it aside;

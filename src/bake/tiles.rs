@@ -586,9 +586,7 @@ impl TileCache {
         self.refresh_table(usize::MAX);
         let table = self.table.take();
         let mut mesh = Arc::try_unwrap(self.mesh).unwrap_or_else(|shared| (*shared).clone());
-        if let (Some(build), Some(h)) = (table, mesh.data.hierarchy.as_mut()) {
-            h.l2_table = build.into_table();
-        }
+        install(&mut mesh, table);
         // only the next edit would have used it
         mesh.unkept = None;
         mesh
@@ -609,7 +607,8 @@ impl TileCache {
     }
 
     /// Computes up to `rows` more rows of the all-pairs L2 table that the
-    /// last edit left pending, on rayon's threads, and installs the table
+    /// last edit left pending (on rayon's threads with the `parallel`
+    /// feature), and installs the table
     /// once every row is done. True when no table is pending any more.
     ///
     /// An edit repairs the hierarchy's clusters, leg tables and corridors
@@ -648,9 +647,7 @@ impl TileCache {
         let Some(mesh) = Arc::get_mut(&mut self.mesh) else {
             return false;
         };
-        if let (Some(build), Some(h)) = (self.table.take(), mesh.data.hierarchy.as_mut()) {
-            h.l2_table = build.into_table();
-        }
+        install(mesh, self.table.take());
         true
     }
 
@@ -851,6 +848,14 @@ impl TileCache {
     }
 }
 
+/// Puts a finished all-pairs table into `mesh`'s hierarchy.
+fn install(mesh: &mut NavMesh, table: Option<TableBuild>) {
+    if let (Some(build), Some(h)) = (table, mesh.data.hierarchy.as_mut()) {
+        debug_assert!(build.is_complete(), "a table installed before its last row");
+        h.l2_table = build.into_table();
+    }
+}
+
 /// The regions and the walls (edges without a portal) of a tiled mesh, by
 /// tile: what deriving a tile for a wider agent reads.
 struct ByTile {
@@ -1024,6 +1029,11 @@ impl<'a> TiledDerivation<'a> {
             &mut MeshScratch::default(),
             None,
         )
+        .map(|mut mesh| {
+            // carried to the next edit by deriving afresh, never from it
+            mesh.unkept = None;
+            mesh
+        })
     }
 }
 
@@ -1273,5 +1283,55 @@ fn split_border_edges(
         if changed {
             poly.vertices.clone_from(&out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BakeConfig, Grid};
+
+    /// The next edit really takes leg tables from a hierarchy dropped for
+    /// its bytes: tampered with, they show up in what the edit builds.
+    #[test]
+    fn an_edit_takes_leg_tables_from_the_unkept_hierarchy() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let level = Grid::from_file(path).expect("bundled map").to_level();
+        let config = BakeConfig {
+            tile_size: Some(32.0),
+            ..BakeConfig::default()
+        };
+        let square = |x: f32, y: f32| {
+            vec![
+                Vec2::new(x, y),
+                Vec2::new(x + 7.0, y),
+                Vec2::new(x + 7.0, y + 5.0),
+                Vec2::new(x, y + 5.0),
+            ]
+        };
+        let costs = |cache: &TileCache| cache.mesh().unkept.as_ref().unwrap().leg_cost.clone();
+        let mut honest = TileCache::new(&level, &config).expect("bakes");
+        let mut tampered = TileCache::new(&level, &config).expect("bakes");
+        let mesh = Arc::get_mut(&mut tampered.mesh).expect("no handle out");
+        for c in &mut mesh
+            .unkept
+            .as_mut()
+            .expect("dropped for its bytes")
+            .leg_cost
+        {
+            *c += 1.0;
+        }
+        for cache in [&mut honest, &mut tampered] {
+            cache.add_obstacle(&square(70.0, 60.0)).expect("edit");
+        }
+        let (a, b) = (costs(&honest), costs(&tampered));
+        assert_eq!(a.len(), b.len());
+        let reused = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert!(
+            reused > a.len() / 2,
+            "{reused} of {} entries taken",
+            a.len()
+        );
     }
 }

@@ -114,12 +114,12 @@ fn noded_edges(outline: &Outline) -> Result<NodedEdges, BakeError> {
             tag: slot as u32,
         }));
     }
+    let area_edges = segments.len() - first_area;
     if !noding::node(&mut segments, first_area) {
         return Err(BakeError::TooComplex {
             reason: format!(
-                "its costed areas' {} edges cross the walls and each other too often to split \
-                 them within the work bound",
-                segments.len() - first_area
+                "its costed areas' {area_edges} edges cross the walls and each other too often \
+                 to split them within the noding's work and round bounds"
             ),
         });
     }

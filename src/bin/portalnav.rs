@@ -268,7 +268,7 @@ fn radius_classes(mesh: &NavMesh, given: Vec<f32>) -> Result<Vec<f32>, Failure> 
             .collect();
         if classes.is_empty() && max > own {
             classes = (1..=8)
-                .map(|k| own + (max - own) * k as f32 / 8.0)
+                .map(|k| (own + (max - own) * k as f32 / 8.0).min(max))
                 .collect();
         }
         classes

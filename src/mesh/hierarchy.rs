@@ -107,12 +107,11 @@ impl TableBuild {
                 }
             }
         }
+        // the n x n rows are allocated by the first `advance`: asking
+        // whether a hierarchy can have a table costs only `place`
         Some(TableBuild {
             place,
-            table: L2Table {
-                full: vec![f32::INFINITY; n * n],
-                via: vec![0; n * n],
-            },
+            table: L2Table::default(),
             done: 0,
             nodes: n,
         })
@@ -123,11 +122,17 @@ impl TableBuild {
         self.done == self.nodes
     }
 
-    /// Computes up to `rows` more rows (on rayon's threads); true when the
-    /// table is complete.
+    /// Computes up to `rows` more rows (on rayon's threads with the
+    /// `parallel` feature); true when the table is complete.
     pub(crate) fn advance(&mut self, h: &HierarchyData, ht: &HierarchyTables, rows: usize) -> bool {
         let n = self.nodes;
         debug_assert_eq!(n, h.nodes.len(), "a table build for another hierarchy");
+        if self.table.full.is_empty() {
+            self.table = L2Table {
+                full: vec![f32::INFINITY; n * n],
+                via: vec![0; n * n],
+            };
+        }
         let first = self.done;
         let last = first.saturating_add(rows).min(n);
         let place = &self.place;
@@ -253,7 +258,9 @@ pub struct HierarchyStats {
     /// Whether the hierarchy has the all-pairs L2 table (at most
     /// 2,048 nav nodes): long queries look their route up
     /// instead of searching the nav nodes. The table is not stored; loading
-    /// computes it again.
+    /// computes it again. After a runtime edit this is already true while
+    /// the table is still pending (`TileCache::table_pending`), as the
+    /// saved file says: queries search the nav nodes until it is refreshed.
     pub all_pairs_table: bool,
     /// Wall-clock milliseconds to build it (not saved).
     #[serde(skip)]
