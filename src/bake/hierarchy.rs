@@ -1039,19 +1039,10 @@ mod tests {
     /// any split, it is the fresh bake's table entry for entry.
     #[test]
     fn a_refreshed_table_is_the_fresh_bakes() {
+        use crate::bake::tiles::tests::{building as square, den520d_tiled};
         use crate::{Edit, TileCache};
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let level = Grid::from_file(path).expect("bundled map").to_level();
-        let config = BakeConfig {
-            tile_size: Some(64.0),
-            ..BakeConfig::default()
-        };
+        let (level, config) = den520d_tiled(64.0);
         let mut cache = TileCache::new(&level, &config).expect("bakes");
-        let square = |x: f32, y: f32| {
-            let v = glam::vec2;
-            vec![v(x, y), v(x + 7.0, y), v(x + 7.0, y + 5.0), v(x, y + 5.0)]
-        };
         let edits = [
             Edit::Add(square(70.0, 60.0)),
             Edit::Add(square(200.0, 150.0)),
@@ -1083,23 +1074,18 @@ mod tests {
     /// and what it builds is what a fresh tiled bake builds, byte for byte.
     #[test]
     fn an_unkept_hierarchy_serves_the_next_edit_as_a_fresh_bake() {
+        use crate::bake::tiles::tests::{building, den520d_tiled};
         use crate::{Edit, TileCache};
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let level = Grid::from_file(path).expect("bundled map").to_level();
-        let config = BakeConfig {
-            tile_size: Some(32.0),
-            ..BakeConfig::default()
-        };
+        let (level, config) = den520d_tiled(32.0);
         let mut cache = TileCache::new(&level, &config).expect("bakes");
         assert!(
             cache.mesh().hierarchy_stats().is_none(),
             "over its bound at tile 32"
         );
         assert!(cache.mesh().unkept.is_some());
-        let v = glam::vec2;
-        let square = vec![v(70.0, 60.0), v(77.0, 60.0), v(77.0, 65.0), v(70.0, 65.0)];
-        cache.apply(&[Edit::Add(square)]).expect("edit");
+        cache
+            .apply(&[Edit::Add(building(70.0, 60.0))])
+            .expect("edit");
         let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
         let bytes =
             |mesh: &NavMesh| postcard::to_allocvec(mesh.unkept.as_deref().unwrap()).unwrap();

@@ -1287,29 +1287,37 @@ fn split_border_edges(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{BakeConfig, Grid};
+
+    /// The bundled den520d map as a level, and a tiled config for it.
+    pub(crate) fn den520d_tiled(tile: f32) -> (Level, BakeConfig) {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+        let level = Grid::from_file(path).expect("bundled map").to_level();
+        let config = BakeConfig {
+            tile_size: Some(tile),
+            ..BakeConfig::default()
+        };
+        (level, config)
+    }
+
+    /// A 7 x 5 building with its corner at (`x`, `y`).
+    pub(crate) fn building(x: f32, y: f32) -> Vec<Vec2> {
+        vec![
+            Vec2::new(x, y),
+            Vec2::new(x + 7.0, y),
+            Vec2::new(x + 7.0, y + 5.0),
+            Vec2::new(x, y + 5.0),
+        ]
+    }
 
     /// The next edit really takes leg tables from a hierarchy dropped for
     /// its bytes: tampered with, they show up in what the edit builds.
     #[test]
     fn an_edit_takes_leg_tables_from_the_unkept_hierarchy() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let level = Grid::from_file(path).expect("bundled map").to_level();
-        let config = BakeConfig {
-            tile_size: Some(32.0),
-            ..BakeConfig::default()
-        };
-        let square = |x: f32, y: f32| {
-            vec![
-                Vec2::new(x, y),
-                Vec2::new(x + 7.0, y),
-                Vec2::new(x + 7.0, y + 5.0),
-                Vec2::new(x, y + 5.0),
-            ]
-        };
+        let (level, config) = den520d_tiled(32.0);
         let costs = |cache: &TileCache| cache.mesh().unkept.as_ref().unwrap().leg_cost.clone();
         let mut honest = TileCache::new(&level, &config).expect("bakes");
         let mut tampered = TileCache::new(&level, &config).expect("bakes");
@@ -1323,7 +1331,7 @@ mod tests {
             *c += 1.0;
         }
         for cache in [&mut honest, &mut tampered] {
-            cache.add_obstacle(&square(70.0, 60.0)).expect("edit");
+            cache.add_obstacle(&building(70.0, 60.0)).expect("edit");
         }
         let (a, b) = (costs(&honest), costs(&tampered));
         assert_eq!(a.len(), b.len());
