@@ -602,7 +602,7 @@ impl TileCache {
             return None;
         }
         let rows = h.nodes.len();
-        let done = self.table.as_ref().map_or(0, |b| b.progress().0);
+        let done = self.table.as_ref().map_or(0, TableBuild::rows_done);
         Some((rows - done, rows))
     }
 

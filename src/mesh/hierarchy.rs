@@ -175,9 +175,9 @@ impl TableBuild {
         self.is_complete()
     }
 
-    /// Rows computed so far, and rows in all.
-    pub(crate) fn progress(&self) -> (usize, usize) {
-        (self.done, self.nodes)
+    /// Rows computed so far.
+    pub(crate) fn rows_done(&self) -> usize {
+        self.done
     }
 
     /// The finished table (complete or not: the caller checks).

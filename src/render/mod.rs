@@ -50,13 +50,10 @@ pub fn passing_radii(mesh: &NavMesh, radii: &[f32]) -> Result<PassingRadii, Radi
     let mut radii = radii.to_vec();
     radii.sort_by(f32::total_cmp);
     radii.dedup();
-    let mut region_best: Vec<Option<usize>> = vec![None; mesh.region_count()];
-    let dense = |id: RegionId| mesh.data.regions.get(id).map(|r| r.index as usize);
-    let portals: Vec<(PortalId, [Vec2; 2], [RegionId; 2])> = mesh
-        .portals()
-        .map(|(id, p)| (id, [p.left(), p.right()], p.regions()))
-        .collect();
-    let mut portal_best: Vec<Option<usize>> = vec![None; portals.len()];
+    // in dense order, the order of `mesh.regions()` and `mesh.portals()`
+    let t = &mesh.tables;
+    let mut region_best: Vec<Option<usize>> = vec![None; t.region_keys.len()];
+    let mut portal_best: Vec<Option<usize>> = vec![None; t.portal_ends.len()];
     for (k, &r) in radii.iter().enumerate() {
         let sized = match mesh.for_radius(r) {
             Ok(sized) => sized,
@@ -66,39 +63,30 @@ pub fn passing_radii(mesh: &NavMesh, radii: &[f32]) -> Result<PassingRadii, Radi
             }) => continue, // nothing walkable at r: it passes nowhere
             Err(e) => return Err(e),
         };
-        for (i, &(_, [a, b], sides)) in portals.iter().enumerate() {
+        for (i, &[a, b]) in t.portal_ends.iter().enumerate() {
             let passes = (1..=PORTAL_SAMPLES).any(|j| {
-                let t = j as f32 / (PORTAL_SAMPLES + 1) as f32;
-                sized.locate(a.lerp(b, t)).is_some()
+                let f = j as f32 / (PORTAL_SAMPLES + 1) as f32;
+                sized.locate(a.lerp(b, f)).is_some()
             });
             if passes {
                 portal_best[i] = Some(k);
-                for side in sides {
-                    if let Some(d) = dense(side) {
-                        region_best[d] = Some(k);
-                    }
+                for side in t.portal_regions[i] {
+                    region_best[side as usize] = Some(k);
                 }
             }
         }
         for (_, region) in sized.regions() {
             let v = region.vertices();
             let middle = v.iter().copied().sum::<Vec2>() / v.len().max(1) as f32;
-            if let Some(d) = mesh.locate(middle).and_then(dense) {
-                region_best[d] = Some(k);
+            if let Some(d) = mesh.locator.locate(t, middle) {
+                region_best[d as usize] = Some(k);
             }
         }
     }
     Ok(PassingRadii {
         radii,
-        regions: mesh
-            .regions()
-            .map(|(id, r)| (id, region_best[r.index as usize]))
-            .collect(),
-        portals: portals
-            .iter()
-            .zip(portal_best)
-            .map(|(&(id, _, _), best)| (id, best))
-            .collect(),
+        regions: t.region_keys.iter().copied().zip(region_best).collect(),
+        portals: mesh.portals().map(|(id, _)| id).zip(portal_best).collect(),
     })
 }
 
@@ -165,19 +153,14 @@ fn draw(mesh: &NavMesh, paths: &[&[Vec2]], passing: Option<&PassingRadii>) -> St
         s,
         r##"<g stroke="#8a8a8a" stroke-width="{stroke}" stroke-linejoin="round">"##
     );
-    let by_region: crate::fxmap::FxHashMap<RegionId, Option<usize>> = passing
-        .map(|p| p.regions.iter().copied().collect())
-        .unwrap_or_default();
-    let by_portal: crate::fxmap::FxHashMap<PortalId, Option<usize>> = passing
-        .map(|p| p.portals.iter().copied().collect())
-        .unwrap_or_default();
+    // `passing` lists regions and portals in the mesh's own order
     let classes = passing.map_or(0, |p| p.radii.len());
-    for (key, r) in mesh.regions() {
+    for (i, (key, r)) in mesh.regions().enumerate() {
         // a light hue per cluster (or component), or per largest passing
         // radius; darker for costly areas
         let group = mesh.region_cluster(key).unwrap_or(r.component());
-        let hue = match by_region.get(&key) {
-            Some(&k) => radius_hue(k, classes) as u32,
+        let hue = match passing {
+            Some(p) => radius_hue(p.regions[i].1, classes) as u32,
             None => (group.wrapping_mul(137)) % 360,
         };
         let cost = mesh.areas().get(r.area() as usize).map_or(1.0, |a| a.cost);
@@ -209,9 +192,9 @@ fn draw(mesh: &NavMesh, paths: &[&[Vec2]], passing: Option<&PassingRadii>) -> St
         r##"<g stroke="#3b7dd8" stroke-width="{}" opacity="0.7">"##,
         stroke * 0.8
     );
-    for (id, p) in mesh.portals() {
-        let colour = match by_portal.get(&id) {
-            Some(&k) => format!(
+    for (i, (_, p)) in mesh.portals().enumerate() {
+        let colour = match passing.map(|passing| passing.portals[i].1) {
+            Some(k) => format!(
                 r#" stroke="hsl({},85%,38%)" stroke-width="{}""#,
                 radius_hue(k, classes),
                 stroke * 2.5
