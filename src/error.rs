@@ -91,10 +91,8 @@ pub enum BakeError {
         #[source]
         cause: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
-    /// The level is beyond what the bake serves in bounded time: too many
-    /// crossings among its obstacles (see [`crate::bake::MAX_CROSSINGS`]),
-    /// or costed areas whose edges cannot be split where they cross the
-    /// walls and each other within the noding's work and round bounds.
+    /// The level is beyond what the bake serves in bounded time (see
+    /// [`crate::bake::MAX_CROSSINGS`]).
     #[error("the level is too complex to bake: {reason}")]
     TooComplex {
         /// What limit it passes.

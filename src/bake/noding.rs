@@ -48,7 +48,8 @@ const MAX_WORK: u64 = 1 << 27;
 /// `first_new` on (the areas' edges) are tested against all; those before it
 /// (the walls, which the booleans leave crossing nothing) only against
 /// them. Returns whether no two segments cross any more: false when the
-/// work bound or the rounds ran out first (the bake then refuses the level).
+/// work bound or the rounds ran out first (what still crosses is left for
+/// the triangulation to drop).
 pub(crate) fn node(segments: &mut Vec<Segment>, first_new: usize) -> bool {
     node_within(segments, first_new, MAX_WORK)
 }

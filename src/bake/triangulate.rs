@@ -93,10 +93,10 @@ fn contour_edges<'a>(contours: impl IntoIterator<Item = &'a Vec<DVec2>>) -> Vec<
 }
 
 /// The outline's walls and, per area slot, its edges, noded ([`noding`]) so
-/// that none crosses another; [`BakeError::TooComplex`] when the noding
-/// meets its work bound first (spade would drop what still crosses, and
-/// regions would take the wrong area kinds).
-fn noded_edges(outline: &Outline) -> Result<NodedEdges, BakeError> {
+/// that none crosses another (should the noding meet its work or round
+/// bound first, spade drops what still crosses, and
+/// [`Triangulated::dropped`] counts it).
+fn noded_edges(outline: &Outline) -> NodedEdges {
     let scale = outline.scale;
     let to_grid = |p: DVec2| [(p.x * scale).round() as i64, (p.y * scale).round() as i64];
     let from_grid = |p: Point| DVec2::new(p[0] as f64 / scale, p[1] as f64 / scale);
@@ -114,15 +114,7 @@ fn noded_edges(outline: &Outline) -> Result<NodedEdges, BakeError> {
             tag: slot as u32,
         }));
     }
-    let area_edges = segments.len() - first_area;
-    if !noding::node(&mut segments, first_area) {
-        return Err(BakeError::TooComplex {
-            reason: format!(
-                "its costed areas' {area_edges} edges cross the walls and each other too often \
-                 to split them within the noding's work and round bounds"
-            ),
-        });
-    }
+    noding::node(&mut segments, first_area);
     // Bending can lay two walls on one segment: a hole's wall on the
     // outline's, in opposite directions, with unwalkable space on both
     // sides (outside the level, inside the hole), so no wall there. A
@@ -147,7 +139,7 @@ fn noded_edges(outline: &Outline) -> Result<NodedEdges, BakeError> {
         let key = |e: &[DVec2; 2]| [e[0].x, e[0].y, e[1].x, e[1].y];
         key(x).partial_cmp(&key(y)).expect("grid points are finite")
     });
-    Ok((walls, areas))
+    (walls, areas)
 }
 
 /// The noded walls, and per area slot its noded edges.
@@ -159,7 +151,7 @@ pub(crate) fn triangulate(outline: &Outline) -> Result<Triangulated, BakeError> 
         let walls = contour_edges(&outline.walkable);
         (walls, Vec::new(), outline.walkable_area())
     } else {
-        let (walls, areas) = noded_edges(outline)?;
+        let (walls, areas) = noded_edges(outline);
         // the walls keep their contours' direction through the splits
         let twice: f64 = walls.iter().map(|[a, b]| a.perp_dot(*b)).sum();
         (walls, areas, 0.5 * twice)
