@@ -171,6 +171,7 @@ impl Grid {
         Pens {
             octagon: pen(inradius, 8),
             sixteen: pen(inradius, 16),
+            shortest_octagon: SHORTEST_OCTAGON / self.scale,
         }
     }
 
@@ -314,18 +315,25 @@ pub(crate) fn level_grid(level: &Level) -> Grid {
 
 /// Grid steps an erosion pushes walls beyond the radius (see
 /// [`Grid::erode`]), for what rounding to the grid can move a wall back:
-/// under a step (0.71) when the swept outlines are snapped, and up to 2.2
-/// steps where the triangulation bends a wall through a costed area's
-/// crossing ([`super::noding`]), which a derived mesh can meet twice (its
-/// base's walls were bent, then its own): about 5 steps in all, so 6. At a
-/// level's largest coordinates a step is up to 1/4 unit: with no margin an
-/// edge came 0.242 from a wall at radius 0.25 near 1,040,000, and with 2
-/// steps an edge bent through an area's crossing came 0.516 from one at
+/// under a step (0.71) when the swept outlines are snapped, and as much
+/// again where the noding snap rounds a wall through a hot pixel
+/// ([`super::noding`]), which a derived mesh can meet twice (its base's
+/// walls were bent, then its own): under 3 steps in all. The margin was 6
+/// when the noding could bend a wall by 2.2 steps and more; it is kept. At
+/// a level's largest coordinates a step is up to 1/4 unit: with no margin
+/// an edge came 0.242 from a wall at radius 0.25 near 1,040,000, and with
+/// 2 steps an edge bent through an area's crossing came 0.516 from one at
 /// 0.55 (both found by
 /// `sizes::a_derived_mesh_is_the_bake_for_its_radius_on_generated_levels`).
-/// A piece bent again in a later round of the noding can move further; no
-/// bound is proved for that.
 const SNAP_MARGIN: f64 = 6.0;
+
+/// Steps a wall along an axis or a diagonal runs at least to be swept by
+/// the octagon. Shorter ones are pieces of a slanted wall that the noding
+/// bent through a hot pixel ([`super::noding`]): the octagon's corners
+/// (8.2% beyond the radius) would bite into the room its slanted
+/// neighbours' 16-sided sweeps leave, where the level's unbent wall leaves
+/// it. Walls of grid maps run a cell, thousands of steps.
+const SHORTEST_OCTAGON: f64 = 64.0;
 
 /// A regular polygon of `sides` (a multiple of 8) around the origin whose
 /// sides are `inradius` from it, one facing each axis and each diagonal: it
@@ -347,13 +355,16 @@ fn pen(inradius: f64, sides: usize) -> Vec<[f64; 2]> {
 pub(crate) struct Pens {
     octagon: Vec<[f64; 2]>,
     sixteen: Vec<[f64; 2]>,
+    /// How long a wall along an axis or a diagonal is at least to take the
+    /// octagon ([`SHORTEST_OCTAGON`] steps).
+    shortest_octagon: f64,
 }
 
 impl Pens {
     /// What the pen for the wall `a`-`b` covers swept along it.
     pub(crate) fn sweep(&self, a: [f64; 2], b: [f64; 2]) -> Vec<[f64; 2]> {
         let (dx, dy) = ((b[0] - a[0]).abs(), (b[1] - a[1]).abs());
-        if dx == 0.0 || dy == 0.0 || dx == dy {
+        if (dx == 0.0 || dy == 0.0 || dx == dy) && dx.max(dy) >= self.shortest_octagon {
             swept(&self.octagon, a, b)
         } else {
             swept(&self.sixteen, a, b)

@@ -157,32 +157,30 @@ pub(crate) fn inside(polygon: &[glam::Vec2], p: DVec2) -> bool {
 /// The walls of a JSON level as it was written, as segments: every edge of
 /// an obstacle or impassable area, and the parts of walkable contours that
 /// no other walkable contour covers (walkable polygons are unioned).
-/// Obstacles thinner than `thinnest` (twice their area over their longest
-/// side) are left out: the bake snaps every outline to its grid, and one
-/// thinner than a step there can vanish (a 0.07 sliver at 1,040,000, where
-/// the step is 1/8, was found by the generated-level property).
+/// The bake snaps every outline to its grid, and a part of an obstacle
+/// thinner than a step there can vanish, so with `thinnest` above 0:
+/// obstacles thinner than it (twice their area over their longest side)
+/// are left out (a 0.07 sliver at 1,040,000, where the step is 1/8, was
+/// found by the generated-level property), and so are their sharp tips, up
+/// to where they are twice `thinnest` wide (a tip of a 3.4-wide triangle
+/// crossing walkable space at 1,040,000 was found the same way).
 fn level_walls(level: &Level, thinnest: f64) -> Vec<[DVec2; 2]> {
     let impassable = level.areas.iter().filter(|a| a.cost.is_none());
     let mut walls = Vec::new();
-    let thickness = |p: &[glam::Vec2]| {
-        let v: Vec<DVec2> = p.iter().map(|v| v.as_dvec2()).collect();
-        let twice_area: f64 = (0..v.len())
-            .map(|i| v[i].perp_dot(v[(i + 1) % v.len()]))
-            .sum();
+    let thickness = |v: &[DVec2]| {
         let longest = (0..v.len())
             .map(|i| v[i].distance(v[(i + 1) % v.len()]))
             .fold(0.0, f64::max);
-        twice_area.abs() / longest.max(1e-300)
+        twice_area(v).abs() / longest.max(1e-300)
     };
-    let solid = |p: &&Vec<glam::Vec2>| thickness(p) >= thinnest;
-    for p in level
-        .obstacles
-        .iter()
-        .chain(impassable.map(|a| &a.polygon))
-        .filter(solid)
-    {
-        for i in 0..p.len() {
-            walls.push([p[i].as_dvec2(), p[(i + 1) % p.len()].as_dvec2()]);
+    for p in level.obstacles.iter().chain(impassable.map(|a| &a.polygon)) {
+        let v: Vec<DVec2> = p.iter().map(|v| v.as_dvec2()).collect();
+        if thickness(&v) < thinnest {
+            continue;
+        }
+        let v = without_tips(&v, thinnest);
+        for i in 0..v.len() {
+            walls.push([v[i], v[(i + 1) % v.len()]]);
         }
     }
     for (j, p) in level.walkable.iter().enumerate() {
@@ -217,6 +215,34 @@ fn level_walls(level: &Level, thinnest: f64) -> Vec<[DVec2; 2]> {
         }
     }
     walls
+}
+
+/// Twice the signed area of a polygon.
+fn twice_area(v: &[DVec2]) -> f64 {
+    (0..v.len())
+        .map(|i| v[i].perp_dot(v[(i + 1) % v.len()]))
+        .sum()
+}
+
+/// The polygon with each convex corner cut where its sides are `2 * width`
+/// apart (at most halfway along either side).
+fn without_tips(v: &[DVec2], width: f64) -> Vec<DVec2> {
+    let turn = twice_area(v).signum();
+    let n = v.len();
+    let mut out = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let (u, c, w) = (v[(i + n - 1) % n], v[i], v[(i + 1) % n]);
+        let (a, b) = (u - c, w - c);
+        if width <= 0.0 || b.perp_dot(a) * turn <= 0.0 || a.length() == 0.0 || b.length() == 0.0 {
+            out.push(c);
+            continue;
+        }
+        let half_angle = 0.5 * a.angle_to(b).abs();
+        let cut = width / half_angle.sin().max(1e-12);
+        out.push(c + a * (cut / a.length()).min(0.5));
+        out.push(c + b * (cut / b.length()).min(0.5));
+    }
+    out
 }
 
 /// On the JSON levels, paths for each agent class and for radii between
@@ -283,13 +309,7 @@ fn kind_areas(mesh: &NavMesh) -> Vec<f64> {
 }
 
 proptest::proptest! {
-    // a fixed seed: the noder does not always settle (an open defect, see
-    // ARCHITECTURE.md, "the bake"), and random cases made CI flaky
-    #![proptest_config(proptest::prelude::ProptestConfig {
-        cases: 120,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_0017),
-        ..Default::default()
-    })]
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 120, ..Default::default() })]
 
     /// On generated levels anywhere in the coordinate range (obstacles,
     /// costed and impassable areas), the mesh derived for a radius is the
@@ -328,39 +348,45 @@ proptest::proptest! {
                 }
             }
         }
+        // where a costed area's edge crosses a wall, the derived mesh has it
+        // from the snapped base regions and the bake from the level, and each
+        // bends the wall through its own rounding of the crossing: the same
+        // up to the snapping step along the outlines
+        let step = crate::common::grid_step(&level);
+        let length = |p: &Vec<glam::Vec2>| {
+            (0..p.len()).map(|i| f64::from(p[i].distance(p[(i + 1) % p.len()]))).sum::<f64>()
+        };
+        let outline: f64 = level.areas.iter().map(|a| length(&a.polygon))
+            .chain(level.walkable.iter().chain(&level.obstacles).map(length))
+            .sum();
+        let slack = 2.0 * step * outline;
+        let costed = level.areas.iter().any(|a| a.cost.is_some());
         match (derived, fresh) {
-            (Ok(derived), Ok(fresh)) if level.areas.iter().all(|a| a.cost.is_none()) => {
+            (Ok(derived), Ok(fresh)) if !costed => {
                 proptest::prop_assert_eq!(derived.to_bytes().unwrap(), fresh.to_bytes().unwrap());
             }
             (Ok(derived), Ok(fresh)) => {
-                // where a costed area's edge crosses a wall, the derived mesh
-                // has it from the snapped base regions and the bake from the
-                // level, and each bends the wall through its own rounding of
-                // the crossing: the same up to the snapping step along the
-                // outlines
                 proptest::prop_assert_eq!(derived.stats().dropped_constraints, 0);
                 let (d, f) = (kind_areas(&derived), kind_areas(&fresh));
-                // the bake's grid step, and how far the areas' outlines run
-                let step = crate::common::grid_step(&level);
-                let length = |p: &Vec<glam::Vec2>| {
-                    (0..p.len()).map(|i| f64::from(p[i].distance(p[(i + 1) % p.len()]))).sum::<f64>()
-                };
-                let outline: f64 = level.areas.iter().map(|a| length(&a.polygon))
-                    .chain(level.walkable.iter().chain(&level.obstacles).map(length))
-                    .sum();
                 let (dw, fw) = (derived.stats().walkable_area, fresh.stats().walkable_area);
-                proptest::prop_assert!((dw - fw).abs() <= 2.0 * step * outline, "walkable {dw} against {fw}");
+                proptest::prop_assert!((dw - fw).abs() <= slack, "walkable {dw} against {fw}");
                 for (a, b) in d.iter().zip(&f) {
-                    proptest::prop_assert!((a - b).abs() <= 2.0 * step * outline, "{:?} against {:?}", d, f);
+                    proptest::prop_assert!((a - b).abs() <= slack, "{:?} against {:?}", d, f);
                 }
             }
             (Err(RadiusError::Bake { error: BakeError::NothingWalkable { .. }, .. }),
              Err(BakeError::NothingWalkable { .. })) => {}
+            // a sliver that the snapping step decides: room on one side only,
+            // and no more of it than the outlines' slack
+            (Err(RadiusError::Bake { error: BakeError::NothingWalkable { .. }, .. }), Ok(only))
+                if costed && only.stats().walkable_area <= slack => {}
+            (Ok(only), Err(BakeError::NothingWalkable { .. }))
+                if costed && only.stats().walkable_area <= slack => {}
             (derived, fresh) => proptest::prop_assert!(
                 false,
                 "derived {:?} but fresh {:?}",
-                derived.map(|m| m.region_count()),
-                fresh.map(|m| m.region_count())
+                derived.map(|m| (m.region_count(), m.stats().walkable_area)),
+                fresh.map(|m| (m.region_count(), m.stats().walkable_area))
             ),
         }
     }
