@@ -116,6 +116,7 @@ pub(crate) fn build(
         step_start: Vec::new(),
         landmarks: 0,
         landmark_dist: Vec::new(),
+        pending_landmarks: (0, Vec::new()),
         l2_table: L2Table::default(),
         stats: HierarchyStats::default(),
     };
@@ -798,56 +799,120 @@ fn designer_corridors(t: &Tables, h: &mut HierarchyData) {
 }
 
 /// Landmarks of the L2 heuristic: more tighten it, each costs 4 bytes per nav node.
-const LANDMARKS: u32 = 16;
+pub(crate) const LANDMARKS: u32 = 16;
 
 /// Picks up to `count` landmarks farthest-first (each the nav node farthest
 /// from those already chosen; a node in a component without one counts as
 /// infinitely far, unless the component holds under 2% of the nodes) and
 /// stores every node's distance to each.
 fn landmarks(ht: &HierarchyTables, h: &mut HierarchyData, count: u32) {
-    let n = h.nodes.len();
-    let count = count.min(n as u32);
-    // L2 components, so islands of a few nav nodes do not take the landmarks
-    let mut uf = petgraph::unionfind::UnionFind::<u32>::new(n);
-    for e in &h.corridors {
-        uf.union(e.ends[0], e.ends[1]);
-    }
-    let component: Vec<u32> = (0..n as u32).map(|v| uf.find(v)).collect();
-    let mut component_size = vec![0usize; n];
-    for &c in &component {
-        component_size[c as usize] += 1;
-    }
-    let mut dist = vec![f32::INFINITY; n * count as usize];
-    let mut nearest = vec![f32::INFINITY; n]; // distance to the closest chosen landmark
-    let mut ctx = SearchContext::new();
-    let mut next = 0u32;
-    for i in 0..count as usize {
-        let graph = NavGraph::whole(h, ht);
-        // the heuristic reads landmark rows, which are not filled yet: none
-        astar(&graph, &mut ctx, &[(next, 0.0, LEG)], u32::MAX);
-        for v in 0..n {
-            let d = ctx.cost(v as u32).unwrap_or(f32::INFINITY);
-            dist[v * count as usize + i] = d;
-            nearest[v] = nearest[v].min(d);
+    let mut build = LandmarkBuild::new(h, count);
+    build.advance(h, ht, usize::MAX);
+    (h.landmarks, h.landmark_dist) = build.into_rows();
+}
+
+/// The landmarks of [`landmarks`] picked a few at a time: each is one
+/// search over the whole L2 graph, as a row of the all-pairs table is.
+#[derive(Debug, Clone)]
+pub(crate) struct LandmarkBuild {
+    count: u32,
+    done: u32,
+    /// `dist[v * count + i]`: nav node `v`'s distance to landmark `i`.
+    dist: Vec<f32>,
+    /// Each node's distance to the closest landmark chosen so far.
+    nearest: Vec<f32>,
+    /// The next landmark.
+    next: u32,
+    /// Per node, whether its L2 component holds at least 2% of the nodes.
+    large: Vec<bool>,
+}
+
+impl LandmarkBuild {
+    /// Nothing picked yet: up to `count` landmarks of `h`.
+    pub(crate) fn new(h: &HierarchyData, count: u32) -> LandmarkBuild {
+        let n = h.nodes.len();
+        let count = count.min(n as u32);
+        // L2 components, so islands of a few nav nodes do not take the landmarks
+        let mut uf = petgraph::unionfind::UnionFind::<u32>::new(n);
+        for e in &h.corridors {
+            uf.union(e.ends[0], e.ends[1]);
         }
-        // farthest from every chosen landmark (a node no landmark reaches
-        // counts as infinitely far unless its L2 component is tiny); lowest
-        // index on ties
-        let mut best = (f32::NEG_INFINITY, 0u32);
-        for (v, &d) in nearest.iter().enumerate() {
-            let d = match d {
-                d if d.is_finite() => d,
-                _ if component_size[component[v] as usize] * 50 >= n => f32::MAX,
-                _ => continue,
-            };
-            if d > best.0 {
-                best = (d, v as u32);
+        let component: Vec<u32> = (0..n as u32).map(|v| uf.find(v)).collect();
+        let mut component_size = vec![0usize; n];
+        for &c in &component {
+            component_size[c as usize] += 1;
+        }
+        LandmarkBuild {
+            count,
+            done: 0,
+            dist: vec![f32::INFINITY; n * count as usize],
+            nearest: vec![f32::INFINITY; n],
+            next: 0,
+            large: component
+                .iter()
+                .map(|&c| component_size[c as usize] * 50 >= n)
+                .collect(),
+        }
+    }
+
+    /// Picks up to `steps` more landmarks; true when all are picked.
+    pub(crate) fn advance(
+        &mut self,
+        h: &HierarchyData,
+        ht: &HierarchyTables,
+        steps: usize,
+    ) -> bool {
+        let (n, count) = (h.nodes.len(), self.count as usize);
+        let mut ctx = SearchContext::new();
+        for _ in 0..steps {
+            if self.is_complete() {
+                break;
             }
+            let i = self.done as usize;
+            let graph = NavGraph::whole(h, ht);
+            // the heuristic reads landmark rows, which are not filled yet: none
+            astar(&graph, &mut ctx, &[(self.next, 0.0, LEG)], u32::MAX);
+            for v in 0..n {
+                let d = ctx.cost(v as u32).unwrap_or(f32::INFINITY);
+                self.dist[v * count + i] = d;
+                self.nearest[v] = self.nearest[v].min(d);
+            }
+            // farthest from every chosen landmark (a node no landmark reaches
+            // counts as infinitely far unless its L2 component is tiny);
+            // lowest index on ties
+            let mut best = (f32::NEG_INFINITY, 0u32);
+            for (v, &d) in self.nearest.iter().enumerate() {
+                let d = match d {
+                    d if d.is_finite() => d,
+                    _ if self.large[v] => f32::MAX,
+                    _ => continue,
+                };
+                if d > best.0 {
+                    best = (d, v as u32);
+                }
+            }
+            self.next = best.1;
+            self.done += 1;
         }
-        next = best.1;
+        self.is_complete()
     }
-    h.landmarks = count;
-    h.landmark_dist = dist;
+
+    /// Landmarks picked so far.
+    pub(crate) fn rows_done(&self) -> usize {
+        self.done as usize
+    }
+
+    /// Whether every landmark is picked.
+    pub(crate) fn is_complete(&self) -> bool {
+        self.done == self.count
+    }
+
+    /// How many landmarks there are, and the distances
+    /// (`HierarchyData::landmark_dist`'s layout).
+    pub(crate) fn into_rows(self) -> (u32, Vec<f32>) {
+        debug_assert!(self.is_complete(), "landmarks taken before the last");
+        (self.count, self.dist)
+    }
 }
 
 #[cfg(test)]
@@ -1067,6 +1132,66 @@ mod tests {
         assert!(cache.table_pending().is_some());
         let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).expect("bakes");
         assert_eq!(table(&cache.into_mesh()), table(&fresh));
+    }
+
+    /// While an edit's table is pending, the first rows' worth of
+    /// `refresh_table` picks the landmarks: the bake's pick on the same
+    /// hierarchy, used by the L2 search (paths as long as the fresh
+    /// bake's), never saved (the bytes are the fresh bake's), and dropped
+    /// when the table is in.
+    #[test]
+    fn landmarks_serve_while_the_table_is_pending_and_are_not_saved() {
+        use crate::bake::tiles::tests::{building as square, den520d_tiled};
+        use crate::{Edit, NavQuery, QueryFilter, TileCache};
+        let (level, config) = den520d_tiled(64.0);
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        cache
+            .apply(&[
+                Edit::Add(square(70.0, 60.0)),
+                Edit::Add(square(200.0, 150.0)),
+            ])
+            .expect("edits");
+        let (left, rows) = cache.table_pending().expect("pending");
+        assert_eq!(left, rows);
+        assert!(!cache.refresh_table(LANDMARKS as usize));
+        let left = rows - LANDMARKS as usize;
+        assert_eq!(
+            cache.table_pending(),
+            Some((left, rows)),
+            "picks count as rows"
+        );
+        let h = cache.mesh().data.hierarchy.as_ref().unwrap();
+        assert_eq!(h.landmarks, 0);
+        assert_eq!(h.landmark_count(), LANDMARKS);
+        let mut picked = h.clone();
+        landmarks(&cache.mesh().hier, &mut picked, LANDMARKS);
+        assert_eq!(
+            h.pending_landmarks,
+            (picked.landmarks, picked.landmark_dist)
+        );
+        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).expect("bakes");
+        assert_eq!(cache.mesh().to_bytes().unwrap(), fresh.to_bytes().unwrap());
+        let (mut q, filter) = (NavQuery::new(), QueryFilter::default());
+        let scen =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map.scen");
+        let problems = crate::Scenario::load_file(scen).expect("bundled scenarios");
+        let mut compared = 0;
+        for s in problems.iter().step_by(4) {
+            let (a, b) = (s.start_point(), s.goal_point());
+            let ours = q.find_path(cache.mesh(), a, b, &filter);
+            let theirs = q.find_path(&fresh, a, b, &filter);
+            if let (Ok(x), Ok(y)) = (ours, theirs) {
+                assert!(
+                    (x.length() - y.length()).abs() <= 1e-3 * y.length(),
+                    "{a} -> {b}"
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 150, "{compared} paths compared");
+        while !cache.refresh_table(64) {}
+        let h = cache.mesh().data.hierarchy.as_ref().unwrap();
+        assert_eq!(h.landmark_count(), 0, "the table replaces them");
     }
 
     /// A tiled mesh whose hierarchy is over its byte bound keeps it aside;

@@ -30,6 +30,7 @@ use super::merge::MergedPolygon;
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::core::overlay_rule::OverlayRule;
 
+use super::hierarchy::{LandmarkBuild, LANDMARKS};
 use super::outline::Outline;
 use super::outline::{as_points, counter_clockwise, Contours, Grid, Pens};
 use super::{
@@ -395,6 +396,9 @@ pub struct TileCache {
     /// The rows of the current mesh's all-pairs table computed so far by
     /// [`TileCache::refresh_table`].
     table: Option<TableBuild>,
+    /// The landmarks [`TileCache::refresh_table`] picks first for the
+    /// current mesh, until they are in its hierarchy.
+    landmarks: Option<LandmarkBuild>,
 }
 
 /// Storage [`build_mesh`] reuses from one edit to the next.
@@ -523,6 +527,7 @@ impl TileCache {
             generation: 0,
             scratch,
             table: None,
+            landmarks: None,
         })
     }
 
@@ -583,7 +588,7 @@ impl TileCache {
     /// computed if an edit left it pending.
     #[must_use]
     pub fn into_mesh(mut self) -> NavMesh {
-        self.refresh_table(usize::MAX);
+        self.refresh(usize::MAX, false);
         let table = self.table.take();
         let mut mesh = Arc::try_unwrap(self.mesh).unwrap_or_else(|shared| (*shared).clone());
         install(&mut mesh, table);
@@ -594,16 +599,23 @@ impl TileCache {
 
     /// Rows of the mesh's all-pairs L2 table still to compute, and rows in
     /// all, when an edit left the table pending ([`TileCache::refresh_table`]);
-    /// `None` when nothing is pending.
+    /// `None` when nothing is pending. The landmarks picked first count as
+    /// rows too (a row or a pick is one Dijkstra over the L2 graph).
     #[must_use]
     pub fn table_pending(&self) -> Option<(usize, usize)> {
         let h = self.mesh.data.hierarchy.as_ref()?;
         if !h.stats.all_pairs_table || h.has_table() {
             return None;
         }
-        let rows = h.nodes.len();
+        let nodes = h.nodes.len();
+        let picks = nodes.min(LANDMARKS as usize);
+        let picked = if h.pending_landmarks.0 > 0 {
+            picks
+        } else {
+            self.landmarks.as_ref().map_or(0, LandmarkBuild::rows_done)
+        };
         let done = self.table.as_ref().map_or(0, TableBuild::rows_done);
-        Some((rows - done, rows))
+        Some((nodes + picks - done - picked, nodes + picks))
     }
 
     /// Computes up to `rows` more rows of the all-pairs L2 table that the
@@ -617,22 +629,42 @@ impl TileCache {
     /// queries that would look a route up search the L2 graph instead:
     /// exact over the same graph, so as short, only slower. A row is one
     /// Dijkstra over the whole L2 graph, so a game calls this once per
-    /// frame with the rows its frame can spare. The rows done are kept across calls and
-    /// dropped by the next edit; the table does not depend on how the rows
-    /// were split. The saved file is the same before and after: it holds
-    /// only the flag that the mesh has a table, as a fresh bake's does.
+    /// frame with the rows its frame can spare. The first 16 rows' worth
+    /// pick the landmarks of that search (one Dijkstra each, as a bake
+    /// without the table picks them), which speed it up until the table is
+    /// in; they are never saved. The rows done are
+    /// kept across calls and dropped by the next edit; the table does not
+    /// depend on how the rows were split. The saved file is the same before
+    /// and after: it holds only the flag that the mesh has a table, as a
+    /// fresh bake's does.
     ///
-    /// While a handle from [`TileCache::shared_mesh`] holds the mesh, a
-    /// finished table waits (false) until the handle is released.
+    /// While a handle from [`TileCache::shared_mesh`] holds the mesh,
+    /// finished landmarks and a finished table wait (false) until the
+    /// handle is released.
     pub fn refresh_table(&mut self, rows: usize) -> bool {
+        self.refresh(rows, true)
+    }
+
+    /// [`TileCache::refresh_table`], picking the landmarks first or not
+    /// ([`TileCache::into_mesh`] has no use for them).
+    fn refresh(&mut self, mut rows: usize, landmarks_first: bool) -> bool {
         let Some(h) = self.mesh.data.hierarchy.as_ref() else {
             return true;
         };
         if !h.stats.all_pairs_table || h.has_table() {
             self.table = None;
+            self.landmarks = None;
             return true;
         }
         let ht = &self.mesh.hier;
+        if landmarks_first && h.pending_landmarks.0 == 0 {
+            let picking = self
+                .landmarks
+                .get_or_insert_with(|| LandmarkBuild::new(h, LANDMARKS));
+            let before = picking.rows_done();
+            picking.advance(h, ht, rows);
+            rows -= picking.rows_done() - before;
+        }
         let build = match &mut self.table {
             Some(build) => build,
             None => match TableBuild::new(h, ht) {
@@ -641,14 +673,25 @@ impl TileCache {
                 None => return true,
             },
         };
-        if !build.is_complete() && !build.advance(h, ht, rows) {
-            return false;
-        }
+        let complete = build.is_complete() || build.advance(h, ht, rows);
         let Some(mesh) = Arc::get_mut(&mut self.mesh) else {
             return false;
         };
-        install(mesh, self.table.take());
-        true
+        if complete {
+            install(mesh, self.table.take());
+            self.landmarks = None;
+            return true;
+        }
+        if let Some(h) = mesh.data.hierarchy.as_mut() {
+            if self
+                .landmarks
+                .as_ref()
+                .is_some_and(LandmarkBuild::is_complete)
+            {
+                h.pending_landmarks = self.landmarks.take().expect("checked").into_rows();
+            }
+        }
+        false
     }
 
     /// Counts the successful edits ([`TileCache::apply`] calls, and the
@@ -828,6 +871,7 @@ impl TileCache {
         let replaced = std::mem::replace(&mut self.mesh, Arc::new(mesh));
         self.release(replaced);
         self.table = None;
+        self.landmarks = None;
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
@@ -853,6 +897,8 @@ fn install(mesh: &mut NavMesh, table: Option<TableBuild>) {
     if let (Some(build), Some(h)) = (table, mesh.data.hierarchy.as_mut()) {
         debug_assert!(build.is_complete(), "a table installed before its last row");
         h.l2_table = build.into_table();
+        // the table replaces them
+        h.pending_landmarks = (0, Vec::new());
     }
 }
 

@@ -321,6 +321,12 @@ pub(crate) struct HierarchyData {
     /// across components).
     pub landmarks: u32,
     pub landmark_dist: Vec<f32>,
+    /// Landmarks picked at run time for a tabled hierarchy whose table an
+    /// edit left pending (`TileCache::refresh_table`), in `landmark_dist`'s
+    /// layout: they serve the L2 search until the table is in. Not stored
+    /// (a tabled file has no landmarks).
+    #[serde(skip)]
+    pub pending_landmarks: (u32, Vec<f32>),
     /// All-pairs L2 shortest routes, for graphs of at most
     /// [`MAX_TABLE_NODES`] nav nodes (empty otherwise); not stored.
     #[serde(skip)]
@@ -818,11 +824,26 @@ impl HierarchyData {
         Some((e.to, e.corridor))
     }
 
+    /// How many landmarks the L2 search has: the stored ones, or those
+    /// picked while the table is pending.
+    #[inline]
+    pub(crate) fn landmark_count(&self) -> u32 {
+        if self.landmarks > 0 {
+            self.landmarks
+        } else {
+            self.pending_landmarks.0
+        }
+    }
+
     /// Distances from nav node `n` to the landmarks.
     #[inline]
     pub(crate) fn landmark_row(&self, n: u32) -> &[f32] {
-        let l = self.landmarks as usize;
-        &self.landmark_dist[n as usize * l..(n as usize + 1) * l]
+        let (l, dist) = if self.landmarks > 0 {
+            (self.landmarks as usize, &self.landmark_dist)
+        } else {
+            (self.pending_landmarks.0 as usize, &self.pending_landmarks.1)
+        };
+        &dist[n as usize * l..(n as usize + 1) * l]
     }
 
     /// True when clusters `a` and `b` share a portal (so nav nodes stand between them).

@@ -157,7 +157,7 @@ impl NavQuery {
         goal: Vec2,
     ) -> bool {
         self.landmark_goal.clear();
-        for i in 0..h.landmarks as usize {
+        for i in 0..h.landmark_count() as usize {
             let d = self
                 .goal_legs
                 .iter()
