@@ -344,9 +344,9 @@ impl CellIndex {
         &self.entries[self.start[cell as usize] as usize..self.start[cell as usize + 1] as usize]
     }
 
-    /// The cells that hold the segments passing through the pixel of `h`
-    /// (those within a step of it: a segment is listed a step beyond the
-    /// rows it crosses).
+    /// The cells that hold every segment passing through the pixel of `h`:
+    /// each point of the pixel lies within a step of `h` on each axis, and
+    /// a segment is listed in every cell it passes through.
     fn cells_near(&self, h: Point) -> impl Iterator<Item = u32> + '_ {
         let column =
             |x: i64| ((x - self.origin[0]).div_euclid(self.side)).clamp(0, self.columns - 1);

@@ -629,10 +629,11 @@ impl TileCache {
     /// queries that would look a route up search the L2 graph instead:
     /// exact over the same graph, so as short, only slower. A row is one
     /// Dijkstra over the whole L2 graph, so a game calls this once per
-    /// frame with the rows its frame can spare. The first 16 rows' worth
-    /// pick the landmarks of that search (one Dijkstra each, as a bake
-    /// without the table picks them), which speed it up until the table is
-    /// in; they are never saved. The rows done are
+    /// frame with the rows its frame can spare. Unless the call finishes
+    /// the table, the first rows' worth (16, or the nav nodes if fewer)
+    /// pick the landmarks of that search (one Dijkstra each on one thread,
+    /// as a bake without the table picks them), which speed it up until
+    /// the table is in; they are never saved. The rows done are
     /// kept across calls and dropped by the next edit; the table does not
     /// depend on how the rows were split. The saved file is the same before
     /// and after: it holds only the flag that the mesh has a table, as a
@@ -657,14 +658,6 @@ impl TileCache {
             return true;
         }
         let ht = &self.mesh.hier;
-        if landmarks_first && h.pending_landmarks.0 == 0 {
-            let picking = self
-                .landmarks
-                .get_or_insert_with(|| LandmarkBuild::new(h, LANDMARKS));
-            let before = picking.rows_done();
-            picking.advance(h, ht, rows);
-            rows -= picking.rows_done() - before;
-        }
         let build = match &mut self.table {
             Some(build) => build,
             None => match TableBuild::new(h, ht) {
@@ -673,7 +666,19 @@ impl TileCache {
                 None => return true,
             },
         };
-        let complete = build.is_complete() || build.advance(h, ht, rows);
+        // landmarks only serve until the table is in: none when this call
+        // finishes it
+        let finishes = rows >= h.nodes.len() - build.rows_done();
+        if landmarks_first && !finishes && h.pending_landmarks.0 == 0 {
+            let picking = self
+                .landmarks
+                .get_or_insert_with(|| LandmarkBuild::new(h, LANDMARKS));
+            let before = picking.rows_done();
+            picking.advance(h, ht, rows);
+            rows -= picking.rows_done() - before;
+        }
+        // the first row allocates the whole table: not before one is due
+        let complete = build.is_complete() || (rows > 0 && build.advance(h, ht, rows));
         let Some(mesh) = Arc::get_mut(&mut self.mesh) else {
             return false;
         };
