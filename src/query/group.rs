@@ -6,7 +6,7 @@ use glam::Vec2;
 use super::hierarchical::{
     cheapest_pair, lazy_guesses, legs, pull_all, pulled_leg_cost, walk_leg_to,
 };
-use super::{Ends, NavQuery, Path, QueryFilter};
+use super::{Ends, Goal, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::NavMesh;
@@ -15,6 +15,8 @@ use crate::search::{astar, NavGraph, LEG};
 /// The goal of a group move once its search has run.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct GroupGoal {
+    /// Where the goal resolved to, and its dense region.
+    at: Vec2,
     region: u32,
     cluster: u32,
     /// The distances come from the all-pairs table (`group_dist`), not
@@ -78,7 +80,7 @@ impl NavQuery {
                 continue;
             }
             let answer = match (shared, mesh.data.hierarchy.as_ref()) {
-                (Some(g), Some(h)) => self.group_path(mesh, h, s, goal, g, filter),
+                (Some(g), Some(h)) => self.group_path(mesh, h, s, g, filter),
                 _ => self.find_path(mesh, s, goal, filter),
             };
             out.push(answer);
@@ -135,6 +137,7 @@ impl NavQuery {
             }));
             self.group_work = 1;
             return Some(GroupGoal {
+                at,
                 region,
                 cluster,
                 tabled: true,
@@ -161,6 +164,7 @@ impl NavQuery {
         );
         self.group_work = self.group.expansions();
         Some(GroupGoal {
+            at,
             region,
             cluster,
             tabled: false,
@@ -178,12 +182,19 @@ impl NavQuery {
         mesh: &NavMesh,
         h: &HierarchyData,
         start: Vec2,
-        goal: Vec2,
         g: GroupGoal,
         filter: &QueryFilter,
     ) -> Result<Path, QueryError> {
         let mut path = Path::default();
-        let Some(ends) = self.prepare(mesh, start, goal, filter, &mut path)? else {
+        // the goal as its search resolved it, not once per unit
+        let Some(ends) = self.prepare_to(
+            mesh,
+            start,
+            Goal::Resolved(g.at, g.region),
+            filter,
+            &mut path,
+        )?
+        else {
             return Ok(path);
         };
         if !self.path_from_group(mesh, h, &ends, g, &mut path) {

@@ -20,6 +20,14 @@ pub use schedule::{Answer, PathScheduler, RequestId};
 
 use crate::search::{Between, Leg, PortalSearch, SearchContext, SearchOutcome};
 
+/// A query's goal: a point to resolve, or one resolved already (where it
+/// snapped to, and its dense region).
+#[derive(Debug, Clone, Copy)]
+enum Goal {
+    Point(Vec2),
+    Resolved(Vec2, u32),
+}
+
 /// Both ends of a query, resolved: points and dense regions.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Ends {
@@ -387,9 +395,25 @@ impl NavQuery {
         filter: &QueryFilter,
         path: &mut Path,
     ) -> Result<Option<Ends>, QueryError> {
+        self.prepare_to(mesh, start, Goal::Point(goal), filter, path)
+    }
+
+    /// [`NavQuery::prepare`] towards a goal that may be resolved already
+    /// (a group move's, the same for every unit).
+    fn prepare_to(
+        &mut self,
+        mesh: &NavMesh,
+        start: Vec2,
+        goal: Goal,
+        filter: &QueryFilter,
+        path: &mut Path,
+    ) -> Result<Option<Ends>, QueryError> {
         self.last_expansions = 0;
         let (start, start_region) = self.resolve(mesh, start, "start", filter.snap_distance)?;
-        let (goal, goal_region) = self.resolve(mesh, goal, "goal", filter.snap_distance)?;
+        let (goal, goal_region) = match goal {
+            Goal::Point(p) => self.resolve(mesh, p, "goal", filter.snap_distance)?,
+            Goal::Resolved(at, region) => (at, region),
+        };
         let t = &mesh.tables;
         if t.region_component[start_region as usize] != t.region_component[goal_region as usize] {
             return Err(QueryError::Unreachable);
