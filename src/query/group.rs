@@ -24,6 +24,13 @@ pub(super) struct GroupGoal {
     tabled: bool,
 }
 
+impl GroupGoal {
+    /// The goal as its search resolved it, for each unit's query.
+    pub(super) fn goal(&self) -> Goal {
+        Goal::Resolved(self.at, self.region)
+    }
+}
+
 impl NavQuery {
     /// Paths from every start in `starts` to one `goal`, in order: a
     /// box-selected army sent across the map.
@@ -187,14 +194,7 @@ impl NavQuery {
     ) -> Result<Path, QueryError> {
         let mut path = Path::default();
         // the goal as its search resolved it, not once per unit
-        let Some(ends) = self.prepare_to(
-            mesh,
-            start,
-            Goal::Resolved(g.at, g.region),
-            filter,
-            &mut path,
-        )?
-        else {
+        let Some(ends) = self.prepare_to(mesh, start, g.goal(), filter, &mut path)? else {
             return Ok(path);
         };
         if !self.path_from_group(mesh, h, &ends, g, &mut path) {

@@ -554,26 +554,28 @@ impl PathScheduler {
             }
             let r = if k == key { request } else { self.queue[&k] };
             let q = &mut self.query;
-            let (result, work) = match q.prepare(mesh, r.start, r.goal, &r.filter, &mut self.path) {
-                Ok(None) => (Ok(()), 1),
-                Ok(Some(ends)) => {
-                    // a unit pulls a leg to each nav node of its cluster
-                    let c = h.region_cluster[ends.start_region as usize];
-                    let work = 1 + h.nodes_of(c).len() as u32;
-                    if self.last_work + work > budget {
-                        break;
-                    }
-                    if !q.path_from_group(mesh, h, &ends, g, &mut self.path) {
-                        if k == key {
-                            // the others wait too: none is answered before it
-                            return Merged::NotServed;
+            // every waiting request has the group's goal and filter (`goal_key`)
+            let (result, work) =
+                match q.prepare_to(mesh, r.start, g.goal(), &r.filter, &mut self.path) {
+                    Ok(None) => (Ok(()), 1),
+                    Ok(Some(ends)) => {
+                        // a unit pulls a leg to each nav node of its cluster
+                        let c = h.region_cluster[ends.start_region as usize];
+                        let work = 1 + h.nodes_of(c).len() as u32;
+                        if self.last_work + work > budget {
+                            break;
                         }
-                        continue; // it waits for its own turn
+                        if !q.path_from_group(mesh, h, &ends, g, &mut self.path) {
+                            if k == key {
+                                // the others wait too: none is answered before it
+                                return Merged::NotServed;
+                            }
+                            continue; // it waits for its own turn
+                        }
+                        (Ok(()), work)
                     }
-                    (Ok(()), work)
-                }
-                Err(e) => (Err(e), 1),
-            };
+                    Err(e) => (Err(e), 1),
+                };
             self.last_work += work;
             if k == key {
                 first = Merged::Answered;
