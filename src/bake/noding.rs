@@ -62,14 +62,22 @@ fn node_within(segments: &mut Vec<Segment>, first_new: usize, max_work: u64) -> 
     let mut dirty: Vec<bool> = (0..segments.len()).map(|i| i >= first_new).collect();
     let mut work = 0u64;
     for _ in 0..MAX_ROUNDS {
-        let Some((mut splits, crossings)) = find_meetings(segments, &dirty, (&mut work, max_work))
+        if !dirty.contains(&true) {
+            return true;
+        }
+        // one index per round serves both the tests and the snapping
+        let Some(index) = CellIndex::new(segments, (&mut work, max_work)) else {
+            return false;
+        };
+        let Some((mut splits, crossings)) =
+            find_meetings(segments, &dirty, &index, (&mut work, max_work))
         else {
             return false;
         };
         if !crossings.is_empty() {
             // the exact splits are among the snaps: an end on a segment is
             // a hot pixel's centre that the segment passes
-            splits = match snap(segments, crossings, (&mut work, max_work)) {
+            splits = match snap(segments, crossings, &index, (&mut work, max_work)) {
                 Some(s) => s,
                 None => return false,
             };
@@ -106,21 +114,18 @@ fn node_within(segments: &mut Vec<Segment>, first_new: usize, max_work: u64) -> 
     false
 }
 
-/// What testing each dirty segment against its neighbours finds: for each
+/// What testing each dirty segment against its neighbours in `index` finds: for each
 /// segment, the points on it where another ends (to split it at, exactly),
 /// and the hot pixels of the proper crossings; `None` when the work bound
 /// is passed.
 fn find_meetings(
     segments: &[Segment],
     dirty: &[bool],
+    index: &CellIndex,
     (work, max_work): (&mut u64, u64),
 ) -> Option<(Vec<Vec<Point>>, Vec<Point>)> {
     let mut splits = vec![Vec::new(); segments.len()];
     let mut crossings = Vec::new();
-    if !dirty.contains(&true) {
-        return Some((splits, crossings));
-    }
-    let index = CellIndex::new(segments, (work, max_work))?;
     let mut seen = vec![u32::MAX; segments.len()];
     for (i, s) in segments.iter().enumerate() {
         if !dirty[i] {
@@ -162,12 +167,12 @@ fn find_meetings(
 fn snap(
     segments: &[Segment],
     mut hot: Vec<Point>,
+    index: &CellIndex,
     (work, max_work): (&mut u64, u64),
 ) -> Option<Vec<Vec<Point>>> {
     hot.extend(segments.iter().flat_map(|s| s.ends));
     hot.sort_unstable();
     hot.dedup();
-    let index = CellIndex::new(segments, (work, max_work))?;
     let mut splits = vec![Vec::new(); segments.len()];
     let mut seen = vec![u32::MAX; segments.len()];
     for (k, &h) in hot.iter().enumerate() {
