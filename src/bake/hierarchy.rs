@@ -252,57 +252,132 @@ const DEAD_END_GROWTH: u32 = 16;
 /// [`DEAD_END_GROWTH`] times `max`. Deterministic.
 fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
     let n = t.region_cost.len();
+    let portals = t.portal_regions.iter().zip(&t.portal_ends);
+    let links = portals.map(|(&[a, b], &[l, r])| (a.min(b), a.max(b), f64::from(l.distance(r))));
     let mut state = Clusters {
-        cluster: (0..n as u32).collect(),
+        labels: Vec::new(),
         size: vec![1; n],
         count: n as u32,
+        links: Vec::new(),
+        scratch: Scratch::default(),
     };
-    while state.round(t, |sa, sb| sa + sb <= max) {}
-    while state.round(t, |sa, sb| sa.min(sb) < max / 4 && sa + sb <= 2 * max) {}
-    while state.dead_ends(t, max / 4, DEAD_END_GROWTH * max) {}
-    (state.cluster, state.count)
+    state.links = state.contract(links.collect());
+    while state.round(|sa, sb| sa + sb <= max) {}
+    while state.round(|sa, sb| sa.min(sb) < max / 4 && sa + sb <= 2 * max) {}
+    while state.dead_ends(max / 4, DEAD_END_GROWTH * max) {}
+    // each region's cluster: its label through every round
+    let mut cluster: Vec<u32> = (0..n as u32).collect();
+    for round in &state.labels {
+        for c in &mut cluster {
+            *c = round[*c as usize];
+        }
+    }
+    (cluster, state.count)
 }
 
+/// The partition's state: each region's cluster, each cluster's size, and
+/// the graph of clusters, contracted after every round so that a round
+/// costs what the clusters' graph holds, not the mesh's portals.
 struct Clusters {
-    cluster: Vec<u32>,
+    /// Per round, each cluster's label after it: composed into the
+    /// regions' clusters once at the end rather than every round.
+    labels: Vec<Vec<u32>>,
     size: Vec<u32>,
     count: u32,
+    /// One entry per pair of neighbouring clusters `(a, b)`, `a < b`, with
+    /// the total width of the portals between them.
+    links: Vec<(u32, u32, f64)>,
+    scratch: Scratch,
+}
+
+/// Buffers [`Clusters::contract`] reuses from round to round.
+#[derive(Default)]
+struct Scratch {
+    start: Vec<u32>,
+    fill: Vec<u32>,
+    bucketed: Vec<(u32, f64)>,
+    /// Per cluster: where its pair with the cluster being gathered sits in
+    /// the output, or `u32::MAX`.
+    at: Vec<u32>,
 }
 
 impl Clusters {
+    /// Merges the entries of `links` (pairs of current clusters, `a <= b`)
+    /// that name the same pair, summing their widths, and drops pairs
+    /// inside one cluster. Linear: the entries are bucketed by `a`, and
+    /// within a bucket each `b` is found through `scratch`. The order of
+    /// the output (by `a`, then by first appearance) and of each sum (the
+    /// order of `links`) depends only on the input.
+    fn contract(&mut self, links: Vec<(u32, u32, f64)>) -> Vec<(u32, u32, f64)> {
+        let count = self.count as usize;
+        let Scratch {
+            start,
+            fill,
+            bucketed,
+            at,
+        } = &mut self.scratch;
+        start.clear();
+        start.resize(count + 1, 0);
+        for &(a, b, _) in &links {
+            if a != b {
+                start[a as usize + 1] += 1;
+            }
+        }
+        for c in 0..count {
+            start[c + 1] += start[c];
+        }
+        bucketed.clear();
+        bucketed.resize(start[count] as usize, (0, 0.0));
+        fill.clear();
+        fill.extend_from_slice(start);
+        for &(a, b, w) in &links {
+            if a != b {
+                bucketed[fill[a as usize] as usize] = (b, w);
+                fill[a as usize] += 1;
+            }
+        }
+        at.clear();
+        at.resize(count, u32::MAX);
+        let mut out = links;
+        out.clear();
+        for a in 0..count {
+            let first = out.len();
+            for &(b, w) in &bucketed[start[a] as usize..start[a + 1] as usize] {
+                let i = at[b as usize];
+                if i != u32::MAX && i as usize >= first {
+                    out[i as usize].2 += w;
+                } else {
+                    at[b as usize] = out.len() as u32;
+                    out.push((a as u32, b, w));
+                }
+            }
+        }
+        out
+    }
+
     /// One round of matching among the pairs `accept` allows; false when none merged.
-    fn round(&mut self, t: &Tables, accept: impl Fn(u32, u32) -> bool) -> bool {
-        let mut pairs: Vec<(u32, u32, f32)> = Vec::new();
-        for (p, &[a, b]) in t.portal_regions.iter().enumerate() {
-            let (ca, cb) = (self.cluster[a as usize], self.cluster[b as usize]);
-            if ca != cb {
-                let [l, r] = t.portal_ends[p];
-                pairs.push((ca.min(cb), ca.max(cb), l.distance(r)));
-            }
-        }
-        pairs.sort_unstable_by_key(|x| (x.0, x.1));
-        let mut candidates: Vec<(f32, u32, u32)> = Vec::new();
-        let mut i = 0;
-        while i < pairs.len() {
-            let (a, b) = (pairs[i].0, pairs[i].1);
-            let mut w = 0.0;
-            while i < pairs.len() && (pairs[i].0, pairs[i].1) == (a, b) {
-                w += pairs[i].2;
-                i += 1;
-            }
-            let (sa, sb) = (self.size[a as usize], self.size[b as usize]);
-            if accept(sa, sb) {
-                candidates.push((w / ((sa as f32) * (sb as f32)), a, b));
-            }
-        }
+    fn round(&mut self, accept: impl Fn(u32, u32) -> bool) -> bool {
+        // heaviest first, then by the pair: one integer key per candidate,
+        // the weight's bits (a weight is finite and at least 0, so its bits
+        // order like it) inverted above the pair
+        let mut candidates: Vec<u128> = self
+            .links
+            .iter()
+            .filter(|&&(a, b, _)| accept(self.size[a as usize], self.size[b as usize]))
+            .map(|&(a, b, w)| {
+                let (sa, sb) = (self.size[a as usize], self.size[b as usize]);
+                let weight = w / (f64::from(sa) * f64::from(sb));
+                u128::from(!weight.to_bits()) << 64 | u128::from(a) << 32 | u128::from(b)
+            })
+            .collect();
         if candidates.is_empty() {
             return false;
         }
-        candidates.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        candidates.sort_unstable();
         let count = self.count as usize;
         let mut into: Vec<u32> = (0..self.count).collect();
         let mut matched = vec![false; count];
-        for &(_, a, b) in &candidates {
+        for (a, b) in candidates.iter().map(|&k| ((k >> 32) as u32, k as u32)) {
             if !matched[a as usize] && !matched[b as usize] {
                 matched[a as usize] = true;
                 matched[b as usize] = true;
@@ -323,22 +398,19 @@ impl Clusters {
     /// strings of small regions along an open street's walls, each a pocket
     /// beside the street's region, which the matching leaves as clusters of
     /// their own once the street's cluster is full.
-    fn dead_ends(&mut self, t: &Tables, pocket: u32, limit: u32) -> bool {
+    fn dead_ends(&mut self, pocket: u32, limit: u32) -> bool {
         const NONE: u32 = u32::MAX;
         const MANY: u32 = u32::MAX - 1;
         let count = self.count as usize;
         let mut neighbour = vec![NONE; count];
-        for &[a, b] in &t.portal_regions {
-            let (ca, cb) = (self.cluster[a as usize], self.cluster[b as usize]);
-            if ca != cb {
-                for (c, other) in [(ca, cb), (cb, ca)] {
-                    let n = &mut neighbour[c as usize];
-                    *n = match *n {
-                        NONE => other,
-                        m if m == other => m,
-                        _ => MANY,
-                    };
-                }
+        for &(ca, cb, _) in &self.links {
+            for (c, other) in [(ca, cb), (cb, ca)] {
+                let n = &mut neighbour[c as usize];
+                *n = match *n {
+                    NONE => other,
+                    m if m == other => m,
+                    _ => MANY,
+                };
             }
         }
         let mut into: Vec<u32> = (0..self.count).collect();
@@ -366,7 +438,8 @@ impl Clusters {
     }
 
     /// Relabels the clusters after each cluster `c` joined `into[c]` (a
-    /// cluster that others join joins none itself), keeping their order.
+    /// cluster that others join joins none itself), keeping their order,
+    /// and contracts the graph of clusters to match.
     fn merge(&mut self, into: &[u32]) {
         let count = self.count as usize;
         // compact labels in order
@@ -378,15 +451,22 @@ impl Clusters {
                 next += 1;
             }
         }
+        for c in 0..count {
+            label[c] = label[into[c] as usize];
+        }
         let mut size = vec![0u32; next as usize];
         for c in 0..count {
-            size[label[into[c] as usize] as usize] += self.size[c];
-        }
-        for c in &mut self.cluster {
-            *c = label[into[*c as usize] as usize];
+            size[label[c] as usize] += self.size[c];
         }
         self.size = size;
         self.count = next;
+        let mut links = std::mem::take(&mut self.links);
+        for (a, b, _) in &mut links {
+            let (la, lb) = (label[*a as usize], label[*b as usize]);
+            (*a, *b) = (la.min(lb), la.max(lb));
+        }
+        self.links = self.contract(links);
+        self.labels.push(label);
     }
 }
 

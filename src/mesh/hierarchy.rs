@@ -964,17 +964,21 @@ impl HierarchyTables {
                 }
             }
         }
-        touching.sort_unstable();
-        let mut region_point_start = Vec::with_capacity(regions + 1);
-        let mut at = 0;
-        for r in 0..regions as u32 {
-            region_point_start.push(at as u32);
-            while at < touching.len() && touching[at].0 == r {
-                at += 1;
-            }
+        // bucketed by region; a region lies in one cluster, whose points
+        // were visited in order, so each bucket lists its points in order
+        let mut region_point_start = vec![0u32; regions + 1];
+        for &(r, _) in &touching {
+            region_point_start[r as usize + 1] += 1;
         }
-        region_point_start.push(at as u32);
-        let region_points = touching[..at].iter().map(|&(_, i)| i).collect();
+        for r in 0..regions {
+            region_point_start[r + 1] += region_point_start[r];
+        }
+        let mut fill = region_point_start.clone();
+        let mut region_points = vec![0u32; touching.len()];
+        for &(r, i) in &touching {
+            region_points[fill[r as usize] as usize] = i;
+            fill[r as usize] += 1;
+        }
         let mut designer_node = vec![u32::MAX; designers];
         for (i, node) in h.nodes.iter().enumerate() {
             if let NavPointKind::Designer { index } = node.kind {
