@@ -299,6 +299,8 @@ struct Scratch {
     /// Per cluster: where its pair with the cluster being gathered sits in
     /// the output, or `u32::MAX`.
     at: Vec<u32>,
+    /// [`Clusters::round`]'s sort keys.
+    candidates: Vec<u128>,
 }
 
 impl Clusters {
@@ -315,6 +317,7 @@ impl Clusters {
             fill,
             bucketed,
             at,
+            ..
         } = &mut self.scratch;
         start.clear();
         start.resize(count + 1, 0);
@@ -360,17 +363,20 @@ impl Clusters {
         // heaviest first, then by the pair: one integer key per candidate,
         // the weight's bits (a weight is finite and at least 0, so its bits
         // order like it) inverted above the pair
-        let mut candidates: Vec<u128> = self
-            .links
-            .iter()
-            .filter(|&&(a, b, _)| accept(self.size[a as usize], self.size[b as usize]))
-            .map(|&(a, b, w)| {
-                let (sa, sb) = (self.size[a as usize], self.size[b as usize]);
+        let mut candidates = std::mem::take(&mut self.scratch.candidates);
+        candidates.clear();
+        candidates.reserve(self.links.len());
+        for &(a, b, w) in &self.links {
+            let (sa, sb) = (self.size[a as usize], self.size[b as usize]);
+            if accept(sa, sb) {
                 let weight = w / (f64::from(sa) * f64::from(sb));
-                u128::from(!weight.to_bits()) << 64 | u128::from(a) << 32 | u128::from(b)
-            })
-            .collect();
+                candidates.push(
+                    u128::from(!weight.to_bits()) << 64 | u128::from(a) << 32 | u128::from(b),
+                );
+            }
+        }
         if candidates.is_empty() {
+            self.scratch.candidates = candidates;
             return false;
         }
         candidates.sort_unstable();
@@ -384,6 +390,7 @@ impl Clusters {
                 into[b as usize] = a;
             }
         }
+        self.scratch.candidates = candidates;
         self.merge(&into);
         true
     }
