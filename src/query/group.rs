@@ -10,7 +10,7 @@ use super::{Ends, Goal, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
 use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::NavMesh;
-use crate::search::{astar, NavGraph, LEG};
+use crate::search::{astar, Leg, NavGraph, LEG};
 
 /// The goal of a group move once its search has run.
 #[derive(Debug, Clone, Copy)]
@@ -30,6 +30,12 @@ impl GroupGoal {
         Goal::Resolved(self.at, self.region)
     }
 }
+
+/// How far below every other node's guess (relative) a unit's first nav
+/// node must come for [`NavQuery::first_by_bounds`] to take it: above the
+/// rounding by which a leg's estimate can fall below its straight line
+/// (a few ulps of a leg, against a margin of the whole route's length).
+const CHOICE_MARGIN: f32 = 1e-6;
 
 impl NavQuery {
     /// Paths from every start in `starts` to one `goal`, in order: a
@@ -313,6 +319,11 @@ impl NavQuery {
         ends: &Ends,
         tabled: bool,
     ) -> Option<u32> {
+        if tabled {
+            if let Some(first) = self.first_by_bounds(mesh, h, ends) {
+                return Some(first);
+            }
+        }
         legs(mesh, h, ends.start_region, ends.start, &mut self.start_legs);
         let end = (ends.start, ends.start_region);
         if tabled {
@@ -353,6 +364,75 @@ impl NavQuery {
             self.l2_route.push((w[0], via));
         }
         true
+    }
+
+    /// The choice [`Self::cheapest_tabled_leg`] makes, when it can be made
+    /// from bounds without the unit's every leg: the node `m` whose straight
+    /// line at the cheapest rate plus tabled distance is least, if its leg's
+    /// estimate plus distance is below every other node's straight line plus
+    /// distance (less [`CHOICE_MARGIN`] of it), at its leg's estimate or,
+    /// failing that, pulled taut. Then the lazy choice takes `m` too (its
+    /// steps on `m` are these), and `self.start_legs` holds only its leg,
+    /// all the rest of the unit's path reads. One leg's points instead of
+    /// every leg's: most units of an army pass. `None` when it does not
+    /// (the caller computes the legs).
+    fn first_by_bounds(&mut self, mesh: &NavMesh, h: &HierarchyData, ends: &Ends) -> Option<u32> {
+        let t = &mesh.tables;
+        let (p, region) = (ends.start, ends.start_region);
+        let c = h.region_cluster[region as usize];
+        let nodes = h.nodes_of(c);
+        // the least and second least straight line + distance
+        let (mut best, mut second) = ((f32::INFINITY, usize::MAX), f32::INFINITY);
+        for (k, &n) in nodes.iter().enumerate() {
+            let to_goal = self.group_dist[n as usize].0;
+            let d = p.distance(h.nodes[n as usize].at) * t.min_cost + to_goal;
+            if d < best.0 {
+                second = best.0;
+                best = (d, k);
+            } else if d < second {
+                second = d;
+            }
+        }
+        let k = best.1;
+        let &node = nodes.get(k)?;
+        // its leg's estimate, as `legs` computes it
+        let (rate, base) = (
+            t.region_cost[region as usize],
+            h.leg_start[c as usize] as usize,
+        );
+        let points = h.points_of(c);
+        let mut leg = Leg {
+            node,
+            k: k as u32,
+            cost: f32::INFINITY,
+            first_point: 0,
+        };
+        for &i in mesh.hier.points_touching(region) {
+            let cost = p.distance(points[i as usize].at) * rate
+                + h.leg_cost[base + i as usize * nodes.len() + k];
+            if cost < leg.cost {
+                leg.cost = cost;
+                leg.first_point = i;
+            }
+        }
+        // the lazy choice's steps on `node`: taken at once when its leg's
+        // estimate is below every other node's guess (a leg that is a
+        // straight line at the cheapest rate is); else its leg is pulled,
+        // and taken if that is below
+        let to_goal = self.group_dist[node as usize].0;
+        let below = if second.is_finite() {
+            second - second.abs() * CHOICE_MARGIN
+        } else {
+            f32::INFINITY
+        };
+        self.start_legs.clear();
+        self.start_legs.push(leg);
+        if leg.cost + to_goal < below {
+            return Some(node);
+        }
+        let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
+        let pulled = pulled_leg_cost(mesh, h, &self.start_legs, 0, (p, region), scratch);
+        (pulled + to_goal < below).then_some(node)
     }
 
     /// The start leg with the cheapest leg + tabled distance to the goal
