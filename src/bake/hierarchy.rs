@@ -1070,6 +1070,36 @@ mod tests {
     /// (den520d has the all-pairs table, so its bake leaves landmarks out:
     /// they are computed here.)
     #[test]
+    fn cluster_neighbours_are_the_clusters_a_portal_joins() {
+        let mesh = den520d();
+        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        let t = &mesh.tables;
+        let clusters = h.cluster_start.len() - 1;
+        // from the mesh's portals, not the nav nodes the lists are built from
+        let mut joined = vec![vec![false; clusters]; clusters];
+        for &[a, b] in &t.portal_regions {
+            let (ca, cb) = (h.region_cluster[a as usize], h.region_cluster[b as usize]);
+            joined[ca as usize][cb as usize] = ca != cb;
+            joined[cb as usize][ca as usize] = ca != cb;
+        }
+        let pairs = (0..clusters as u32).flat_map(|a| (0..clusters as u32).map(move |b| (a, b)));
+        let mut some = 0;
+        for (a, b) in pairs {
+            let expected = joined[a as usize][b as usize];
+            assert_eq!(mesh.hier.neighbours(a, b), expected, "clusters {a} and {b}");
+            some += usize::from(expected);
+        }
+        assert!(
+            some > clusters,
+            "{some} neighbouring pairs of {clusters} clusters"
+        );
+        assert!(
+            !mesh.hier.neighbours(clusters as u32, 0),
+            "a cluster out of range"
+        );
+    }
+
+    #[test]
     fn landmark_distances_match_petgraph_dijkstra() {
         let mesh = den520d();
         let mut h = mesh.data.hierarchy.clone().expect("hierarchy");

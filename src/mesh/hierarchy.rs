@@ -845,14 +845,53 @@ impl HierarchyData {
         };
         &dist[n as usize * l..(n as usize + 1) * l]
     }
+}
 
-    /// True when clusters `a` and `b` share a portal (so nav nodes stand between them).
-    pub(crate) fn neighbours(&self, a: u32, b: u32) -> bool {
-        self.nodes_of(a).iter().any(|&n| {
-            let c = self.nodes[n as usize].clusters;
-            (c[0] == a && c[1] == b) || (c[0] == b && c[1] == a)
-        })
+/// Per cluster, the clusters its boundary nav nodes lead to, ascending and
+/// without repeats, as CSR offsets and list.
+fn cluster_neighbours(h: &HierarchyData) -> (Vec<u32>, Vec<u32>) {
+    let clusters = h.cluster_start.len().saturating_sub(1);
+    let mut start = vec![0u32; clusters + 1];
+    let pairs = || {
+        h.nodes
+            .iter()
+            .filter(|n| matches!(n.kind, NavPointKind::Boundary { .. }))
+            .map(|n| n.clusters)
+            .filter(|&[a, b]| a != b && (a as usize) < clusters && (b as usize) < clusters)
+    };
+    for [a, b] in pairs() {
+        start[a as usize + 1] += 1;
+        start[b as usize + 1] += 1;
     }
+    for c in 0..clusters {
+        start[c + 1] += start[c];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![0u32; start[clusters] as usize];
+    for [a, b] in pairs() {
+        for (c, other) in [(a, b), (b, a)] {
+            list[fill[c as usize] as usize] = other;
+            fill[c as usize] += 1;
+        }
+    }
+    // each cluster's list sorted and deduplicated, compacted in place
+    let mut kept = 0;
+    for c in 0..clusters {
+        let (from, to) = (start[c] as usize, start[c + 1] as usize);
+        list[from..to].sort_unstable();
+        start[c] = kept as u32;
+        let mut last = None;
+        for i in from..to {
+            if last != Some(list[i]) {
+                last = Some(list[i]);
+                list[kept] = list[i];
+                kept += 1;
+            }
+        }
+    }
+    start[clusters] = kept as u32;
+    list.truncate(kept);
+    (start, list)
 }
 
 /// The local point nav node `node` stands on in cluster `c`.
@@ -905,6 +944,10 @@ pub(crate) struct HierarchyTables {
     pub region_points: Vec<u32>,
     /// Designer nav point index -> nav node.
     pub designer_node: Vec<u32>,
+    /// CSR by cluster: the clusters it shares a portal with, ascending
+    /// (`cluster_neighbours[neighbour_start[c]..neighbour_start[c + 1]]`).
+    pub neighbour_start: Vec<u32>,
+    pub cluster_neighbours: Vec<u32>,
 }
 
 impl HierarchyTables {
@@ -987,12 +1030,28 @@ impl HierarchyTables {
                 }
             }
         }
+        let (neighbour_start, cluster_neighbours) = cluster_neighbours(h);
         HierarchyTables {
             node_start,
             node_corridors,
             region_point_start,
             region_points,
             designer_node,
+            neighbour_start,
+            cluster_neighbours,
+        }
+    }
+
+    /// True when clusters `a` and `b` share a portal (so nav nodes stand
+    /// between them).
+    #[inline]
+    pub(crate) fn neighbours(&self, a: u32, b: u32) -> bool {
+        let a = a as usize;
+        match self.neighbour_start.get(a..a + 2) {
+            Some(&[from, to]) => self.cluster_neighbours[from as usize..to as usize]
+                .binary_search(&b)
+                .is_ok(),
+            _ => false,
         }
     }
 

@@ -222,7 +222,7 @@ impl NavQuery {
         path: &mut Path,
     ) -> bool {
         let cs = h.region_cluster[ends.start_region as usize];
-        if cs == g.cluster || h.neighbours(cs, g.cluster) {
+        if cs == g.cluster || mesh.hier.neighbours(cs, g.cluster) {
             return false;
         }
         let Some(first) = self.group_first(mesh, h, ends, g.tabled) else {

@@ -46,7 +46,7 @@ impl NavQuery {
             h.region_cluster[start_region as usize],
             h.region_cluster[goal_region as usize],
         );
-        if cs == cg || h.neighbours(cs, cg) {
+        if cs == cg || mesh.hier.neighbours(cs, cg) {
             return false;
         }
         legs(mesh, h, start_region, start, &mut self.start_legs);
