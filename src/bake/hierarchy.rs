@@ -38,8 +38,8 @@ pub(crate) struct Previous<'a> {
     pub regions: &'a [u32],
 }
 
-/// Builds the hierarchy of a baked mesh, or `None` when it would cost more
-/// than its budgets allow (see [`within_budget`]). Designer points off the
+/// Builds the hierarchy of a baked mesh, with its derived tables, or `None`
+/// when it would cost more than its budgets allow (see [`within_budget`]). Designer points off the
 /// mesh are skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the
 /// caller checks).
 ///
@@ -53,7 +53,7 @@ pub(crate) fn build(
     (cluster_size, wide_portal): (u32, f32),
     previous: Option<Previous<'_>>,
     table: Table,
-) -> Option<HierarchyData> {
+) -> Option<(HierarchyData, HierarchyTables)> {
     let started = Instant::now();
     let t = &mesh.tables;
     let (region_cluster, clusters) = partition(t, cluster_size);
@@ -131,7 +131,7 @@ pub(crate) fn build(
     h.append_designer_corridors()
         .expect("a bake's designer crossings fit in u32");
     // the L2 graph as the query sees it, for the searches over all of it
-    let ht = HierarchyTables::build(&h, &t.portal_regions, 0);
+    let ht = HierarchyTables::build(&h, &t.portal_regions, designer.len());
     // landmarks serve the L2 search, which a table replaces
     let tabled = match table {
         Table::Now => h.compute_table(&ht),
@@ -152,7 +152,7 @@ pub(crate) fn build(
         all_pairs_table: tabled,
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
-    Some(h)
+    Some((h, ht))
 }
 
 /// When [`build`] computes the all-pairs table.
@@ -1069,6 +1069,26 @@ mod tests {
     /// with petgraph's Dijkstra over the same graph, `NavMesh::nav_graph`.
     /// (den520d has the all-pairs table, so its bake leaves landmarks out:
     /// they are computed here.)
+    #[test]
+    fn the_bakes_l2_tables_are_the_ones_a_load_derives() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/levels/rts_base.json");
+        let level = crate::Level::from_file(path).expect("bundled level");
+        assert!(!level.nav_points.is_empty(), "a level with designer points");
+        let baked = NavMesh::bake(&level, &BakeConfig::default()).expect("bakes");
+        assert!(baked.data.hierarchy.is_some());
+        let loaded = NavMesh::from_bytes(&baked.to_bytes().expect("saves")).expect("loads");
+        let (a, b) = (&baked.hier, &loaded.hier);
+        assert!(!a.designer_node.is_empty() && !a.node_corridors.is_empty());
+        assert_eq!(a.node_start, b.node_start);
+        assert_eq!(a.node_corridors, b.node_corridors);
+        assert_eq!(a.region_point_start, b.region_point_start);
+        assert_eq!(a.region_points, b.region_points);
+        assert_eq!(a.designer_node, b.designer_node);
+        assert_eq!(a.neighbour_start, b.neighbour_start);
+        assert_eq!(a.cluster_neighbours, b.cluster_neighbours);
+    }
+
     #[test]
     fn cluster_neighbours_are_the_clusters_a_portal_joins() {
         let mesh = den520d();

@@ -414,7 +414,7 @@ fn finish(
         // them; any other keeps a hierarchy within a multiple of the bytes of
         // the rest of the file (serialised only when there is one to weigh)
         let asked = !level.nav_points.is_empty();
-        let within = |h: &crate::mesh::hierarchy::HierarchyData| {
+        let within = |(h, _): &(crate::mesh::hierarchy::HierarchyData, _)| {
             // measured, not written: no copy of the file in memory
             let rest =
                 postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
@@ -422,14 +422,15 @@ fn finish(
             h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest as f64
         };
         match h {
-            Some(h) if !asked && !within(&h) => {
+            Some(built) if !asked && !within(&built) => {
                 // a tiled mesh keeps it aside for its next edit
                 if config.tile_size.is_some() {
-                    mesh.unkept = Some(Box::new(h));
+                    mesh.unkept = Some(Box::new(built.0));
                 }
                 mesh.set_hierarchy(None);
             }
-            h => mesh.set_hierarchy(h),
+            Some((h, tables)) => mesh.set_hierarchy_with(h, tables),
+            None => mesh.set_hierarchy(None),
         }
     }
     mesh.succession = succession.map(|(_, kept)| kept);

@@ -379,6 +379,19 @@ impl NavMesh {
         self.serial = next_serial();
     }
 
+    /// Sets the hierarchy with the tables derived from it (the bake built
+    /// them for its own searches): [`Self::set_hierarchy`] without
+    /// deriving them again.
+    pub(crate) fn set_hierarchy_with(
+        &mut self,
+        h: hierarchy::HierarchyData,
+        tables: hierarchy::HierarchyTables,
+    ) {
+        self.hier = tables;
+        self.data.hierarchy = Some(h);
+        self.serial = next_serial();
+    }
+
     /// Figures about the nav-point hierarchy, if the mesh was baked with one.
     #[must_use]
     pub fn hierarchy_stats(&self) -> Option<&HierarchyStats> {
