@@ -279,8 +279,8 @@ fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
 /// the graph of clusters, contracted after every round so that a round
 /// costs what the clusters' graph holds, not the mesh's portals.
 struct Clusters {
-    /// Per round, each cluster's label after it: composed into the
-    /// regions' clusters once at the end rather than every round.
+    /// Per round, each cluster's label after it: composed into each
+    /// region's cluster once at the end rather than every round.
     labels: Vec<Vec<u32>>,
     size: Vec<u32>,
     count: u32,
@@ -297,7 +297,8 @@ struct Scratch {
     fill: Vec<u32>,
     bucketed: Vec<(u32, f64)>,
     /// Per cluster: where its pair with the cluster being gathered sits in
-    /// the output, or `u32::MAX`.
+    /// the output; `u32::MAX`, or a place before the current bucket's
+    /// (left from an earlier cluster), when it has none yet.
     at: Vec<u32>,
     /// [`Clusters::round`]'s sort keys.
     candidates: Vec<u128>,
@@ -1065,10 +1066,9 @@ mod tests {
         }
     }
 
-    /// The landmark table (the generic A* run to exhaustion over L2) agrees
-    /// with petgraph's Dijkstra over the same graph, `NavMesh::nav_graph`.
-    /// (den520d has the all-pairs table, so its bake leaves landmarks out:
-    /// they are computed here.)
+    /// The bake hands the mesh the L2 tables it built for its own
+    /// searches: they must be the ones a load derives from the file,
+    /// designer points included.
     #[test]
     fn the_bakes_l2_tables_are_the_ones_a_load_derives() {
         let path =
@@ -1079,7 +1079,7 @@ mod tests {
         assert!(baked.data.hierarchy.is_some());
         let loaded = NavMesh::from_bytes(&baked.to_bytes().expect("saves")).expect("loads");
         let (a, b) = (&baked.hier, &loaded.hier);
-        assert!(!a.designer_node.is_empty() && !a.node_corridors.is_empty());
+        assert!(a.designer_node.iter().any(|&n| n != u32::MAX) && !a.node_corridors.is_empty());
         assert_eq!(a.node_start, b.node_start);
         assert_eq!(a.node_corridors, b.node_corridors);
         assert_eq!(a.region_point_start, b.region_point_start);
@@ -1089,6 +1089,8 @@ mod tests {
         assert_eq!(a.cluster_neighbours, b.cluster_neighbours);
     }
 
+    /// The clusters' neighbour lists against the mesh's portals (not the
+    /// nav nodes they are built from).
     #[test]
     fn cluster_neighbours_are_the_clusters_a_portal_joins() {
         let mesh = den520d();
@@ -1119,6 +1121,10 @@ mod tests {
         );
     }
 
+    /// The landmark table (the generic A* run to exhaustion over L2) agrees
+    /// with petgraph's Dijkstra over the same graph, `NavMesh::nav_graph`.
+    /// (den520d has the all-pairs table, so its bake leaves landmarks out:
+    /// they are computed here.)
     #[test]
     fn landmark_distances_match_petgraph_dijkstra() {
         let mesh = den520d();

@@ -308,7 +308,8 @@ impl NavQuery {
         )
     }
 
-    /// The unit's first nav node (its legs in `self.start_legs`): the
+    /// The unit's first nav node (its legs in `self.start_legs`, or only
+    /// that node's leg when [`Self::first_by_bounds`] decides it): the
     /// cheapest leg + distance from its nav node to the goal, from the
     /// table (legs pulled lazily) or the goal's search (legs pulled). `None`
     /// when no leg reaches a nav node the goal can be reached from.
@@ -395,7 +396,8 @@ impl NavQuery {
         }
         let k = best.1;
         let &node = nodes.get(k)?;
-        // its leg's estimate, as `legs` computes it
+        // its leg's estimate, as `legs` computes it (there points outer,
+        // nodes inner: the same minimum, first point on a tie)
         let (rate, base) = (
             t.region_cost[region as usize],
             h.leg_start[c as usize] as usize,
@@ -419,6 +421,9 @@ impl NavQuery {
         // estimate is below every other node's guess (a leg that is a
         // straight line at the cheapest rate is); else its leg is pulled,
         // and taken if that is below
+        if !leg.cost.is_finite() {
+            return None; // no leg inside the cluster: `legs` drops the node
+        }
         let to_goal = self.group_dist[node as usize].0;
         let below = if second.is_finite() {
             second - second.abs() * CHOICE_MARGIN
@@ -461,5 +466,59 @@ impl NavQuery {
             &mut self.partner,
         )?;
         Some(legs[i].node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BakeConfig, Level};
+
+    /// Wherever `first_by_bounds` decides, every leg computed and the lazy
+    /// rule run over them (`cheapest_tabled_leg`) choose the same nav node,
+    /// on Aurora's table, where many units need their leg pulled.
+    #[test]
+    fn the_bounds_choose_the_first_nav_node_the_lazy_rule_chooses() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/Aurora.map");
+        let level = Level::from_file(path).expect("bundled map");
+        let mesh = NavMesh::bake(&level, &BakeConfig::default()).expect("bakes");
+        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        assert!(h.has_table());
+        let filter = QueryFilter::default();
+        let mut q = NavQuery::new();
+        let b = mesh.bounds();
+        let goal = b.min + (b.max - b.min) * glam::vec2(0.83, 0.21);
+        let g = q
+            .search_from_goal(&mesh, goal, &filter)
+            .expect("a group goal");
+        let (mut decided, mut compared) = (0, 0);
+        for i in 0..3000 {
+            let f = glam::vec2(
+                (i as f32 * 0.618_034).fract(),
+                (i as f32 * 0.414_213_5).fract(),
+            );
+            let start = b.min + (b.max - b.min) * f;
+            let mut scratch = Path::default();
+            let Ok(Some(ends)) = q.prepare_to(&mesh, start, g.goal(), &filter, &mut scratch) else {
+                continue;
+            };
+            let cs = h.region_cluster[ends.start_region as usize];
+            if cs == g.cluster || mesh.hier.neighbours(cs, g.cluster) {
+                continue;
+            }
+            compared += 1;
+            let Some(by_bounds) = q.first_by_bounds(&mesh, h, &ends) else {
+                continue;
+            };
+            decided += 1;
+            legs(&mesh, h, ends.start_region, ends.start, &mut q.start_legs);
+            let lazy = q.cheapest_tabled_leg(&mesh, h, (ends.start, ends.start_region));
+            assert_eq!(Some(by_bounds), lazy, "start {start}");
+        }
+        assert!(
+            decided > compared / 2 && compared > 1000,
+            "{decided} decided of {compared}"
+        );
     }
 }
