@@ -39,9 +39,9 @@ pub(crate) struct Previous<'a> {
 }
 
 /// Builds the hierarchy of a baked mesh, with its derived tables, or `None`
-/// when it would cost more than its budgets allow (see [`within_budget`]). Designer points off the
-/// mesh are skipped. `cluster_size` is in `2..=MAX_CLUSTER_SIZE` (the
-/// caller checks).
+/// when it would cost more than its budgets allow (see [`within_budget`]).
+/// Designer points off the mesh are skipped. `cluster_size` is in
+/// `2..=MAX_CLUSTER_SIZE` (the caller checks).
 ///
 /// With `table` at [`Table::Deferred`] (a runtime edit) a hierarchy that
 /// gets the all-pairs table is marked as having one (so it saves the same
@@ -275,9 +275,10 @@ fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
     (cluster, state.count)
 }
 
-/// The partition's state: each region's cluster, each cluster's size, and
-/// the graph of clusters, contracted after every round so that a round
-/// costs what the clusters' graph holds, not the mesh's portals.
+/// The partition's state: the clusters' labels after each round, each
+/// cluster's size, and the graph of clusters, contracted after every round
+/// so that a round costs what the clusters' graph holds, not the mesh's
+/// portals.
 struct Clusters {
     /// Per round, each cluster's label after it: composed into each
     /// region's cluster once at the end rather than every round.
