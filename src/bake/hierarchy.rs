@@ -1090,6 +1090,31 @@ mod tests {
         assert_eq!(a.cluster_neighbours, b.cluster_neighbours);
     }
 
+    /// A bake's nav nodes list their corridors in at most three runs of one
+    /// cluster each, which the L2 search takes or skips whole.
+    #[test]
+    fn every_nav_nodes_corridors_come_in_runs_of_one_cluster() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/levels/rts_base.json");
+        let level = crate::Level::from_file(path).expect("bundled level");
+        for mesh in [
+            den520d(),
+            NavMesh::bake(&level, &BakeConfig::default()).expect("bakes"),
+        ] {
+            let ht = &mesh.hier;
+            let mut split = 0;
+            for n in 0..ht.node_start.len() as u32 - 1 {
+                let runs = ht.corridor_runs(n).expect("three runs at most");
+                assert_eq!(runs.concat(), ht.corridors_at(n), "node {n}");
+                for run in runs {
+                    assert!(run.iter().all(|e| e.cluster == run[0].cluster), "node {n}");
+                }
+                split += usize::from(!runs[1].is_empty());
+            }
+            assert!(split > 0, "some node has corridors in two clusters");
+        }
+    }
+
     /// The clusters' neighbour lists against the mesh's portals (not the
     /// nav nodes they are built from).
     #[test]

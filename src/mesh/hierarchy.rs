@@ -937,6 +937,13 @@ pub(crate) struct L2Edge {
 pub(crate) struct HierarchyTables {
     /// CSR: corridors at nav node `n` are `node_corridors[node_start[n]..node_start[n + 1]]`.
     pub node_start: Vec<u32>,
+    /// Per nav node, where the second and third runs of its corridors
+    /// start: a node's corridors come in corridor order, which is cluster
+    /// order with the designer pairs last, so they form at most three runs
+    /// of one cluster each (its two clusters, then designer pairs), and a
+    /// search that leaves through one cluster skips another's run whole.
+    /// `None` for a node whose corridors form more runs (not from a bake).
+    pub node_runs: Vec<Option<[u32; 2]>>,
     pub node_corridors: Vec<L2Edge>,
     /// CSR by dense region: the local points of its cluster that touch it
     /// (`region_points[region_point_start[r]..region_point_start[r + 1]]`).
@@ -1030,9 +1037,23 @@ impl HierarchyTables {
                 }
             }
         }
+        let node_runs = (0..n)
+            .map(|v| {
+                let edges = &node_corridors[node_start[v] as usize..node_start[v + 1] as usize];
+                let mut starts =
+                    (1..edges.len()).filter(|&i| edges[i].cluster != edges[i - 1].cluster);
+                let second = starts.next().unwrap_or(edges.len());
+                let third = starts.next().unwrap_or(edges.len());
+                starts
+                    .next()
+                    .is_none()
+                    .then_some([second as u32, third as u32])
+            })
+            .collect();
         let (neighbour_start, cluster_neighbours) = cluster_neighbours(h);
         HierarchyTables {
             node_start,
+            node_runs,
             node_corridors,
             region_point_start,
             region_points,
@@ -1061,6 +1082,17 @@ impl HierarchyTables {
         let r = r as usize;
         &self.region_points
             [self.region_point_start[r] as usize..self.region_point_start[r + 1] as usize]
+    }
+
+    /// The corridors at nav node `n` as its runs of one cluster each (see
+    /// `node_runs`), in order, empty runs where it has fewer; `None` for a
+    /// node of more runs.
+    #[inline]
+    pub(crate) fn corridor_runs(&self, n: u32) -> Option<[&[L2Edge]; 3]> {
+        let [second, third] = self.node_runs[n as usize]?;
+        let (first, rest) = self.corridors_at(n).split_at(second as usize);
+        let (middle, last) = rest.split_at((third - second) as usize);
+        Some([first, middle, last])
     }
 
     /// Corridor ids at nav node `n`.

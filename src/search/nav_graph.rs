@@ -93,9 +93,28 @@ impl SearchGraph for NavGraph<'_> {
             Some(c) => c.cluster,
             None => self.start_cluster,
         };
-        for e in self.ht.corridors_at(node) {
-            if !self.alternate || e.cluster != arrived_in || e.cluster == u32::MAX {
-                visit(e.to, &|| (e.cost, e.corridor));
+        let leaves = |cluster: u32| !self.alternate || cluster != arrived_in || cluster == u32::MAX;
+        match self.ht.corridor_runs(node) {
+            // a run of one cluster is taken or skipped whole, in order
+            Some(runs) => {
+                for run in runs
+                    .into_iter()
+                    .filter(|r| r.first().is_some_and(|e| leaves(e.cluster)))
+                {
+                    for e in run {
+                        visit(e.to, &|| (e.cost, e.corridor));
+                    }
+                }
+            }
+            None => {
+                for e in self
+                    .ht
+                    .corridors_at(node)
+                    .iter()
+                    .filter(|e| leaves(e.cluster))
+                {
+                    visit(e.to, &|| (e.cost, e.corridor));
+                }
             }
         }
         if let Some(leg) = self.goal_legs.iter().find(|l| l.node == node) {
