@@ -851,29 +851,14 @@ impl HierarchyData {
 /// without repeats, as CSR offsets and list.
 fn cluster_neighbours(h: &HierarchyData) -> (Vec<u32>, Vec<u32>) {
     let clusters = h.cluster_start.len().saturating_sub(1);
-    let mut start = vec![0u32; clusters + 1];
-    let pairs = || {
-        h.nodes
-            .iter()
-            .filter(|n| matches!(n.kind, NavPointKind::Boundary { .. }))
-            .map(|n| n.clusters)
-            .filter(|&[a, b]| a != b && (a as usize) < clusters && (b as usize) < clusters)
-    };
-    for [a, b] in pairs() {
-        start[a as usize + 1] += 1;
-        start[b as usize + 1] += 1;
-    }
-    for c in 0..clusters {
-        start[c + 1] += start[c];
-    }
-    let mut fill = start.clone();
-    let mut list = vec![0u32; start[clusters] as usize];
-    for [a, b] in pairs() {
-        for (c, other) in [(a, b), (b, a)] {
-            list[fill[c as usize] as usize] = other;
-            fill[c as usize] += 1;
-        }
-    }
+    let pairs = h
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NavPointKind::Boundary { .. }))
+        .map(|n| n.clusters)
+        .filter(|&[a, b]| a != b && (a as usize) < clusters && (b as usize) < clusters)
+        .flat_map(|[a, b]| [(a, b), (b, a)]);
+    let (mut start, mut list) = bucketed(clusters, pairs);
     // each cluster's list sorted and deduplicated, compacted in place
     let mut kept = 0;
     for c in 0..clusters {
@@ -892,6 +877,32 @@ fn cluster_neighbours(h: &HierarchyData) -> (Vec<u32>, Vec<u32>) {
     start[clusters] = kept as u32;
     list.truncate(kept);
     (start, list)
+}
+
+/// `items` (key, value) grouped by key, keys below `keys`, in their order
+/// within a key (a counting sort): CSR offsets, `keys + 1` of them, and the
+/// values.
+fn bucketed<T: Copy>(
+    keys: usize,
+    items: impl Iterator<Item = (u32, T)> + Clone,
+) -> (Vec<u32>, Vec<T>) {
+    let mut start = vec![0u32; keys + 1];
+    for (k, _) in items.clone() {
+        start[k as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    let mut fill = start.clone();
+    let mut values = Vec::new();
+    if let Some((_, first)) = items.clone().next() {
+        values = vec![first; start[keys] as usize];
+    }
+    for (k, v) in items {
+        values[fill[k as usize] as usize] = v;
+        fill[k as usize] += 1;
+    }
+    (start, values)
 }
 
 /// The local point nav node `node` stands on in cluster `c`.
@@ -960,45 +971,22 @@ pub(crate) struct HierarchyTables {
 impl HierarchyTables {
     pub(crate) fn build(h: &HierarchyData, portal_regions: &[[u32; 2]], designers: usize) -> Self {
         let n = h.nodes.len();
-        let mut count = vec![0u32; n + 1];
-        for e in &h.corridors {
-            count[e.ends[0] as usize] += 1;
-            if e.ends[1] != e.ends[0] {
-                count[e.ends[1] as usize] += 1;
-            }
-        }
-        let mut node_start = Vec::with_capacity(n + 1);
-        let mut acc = 0;
-        for c in &count[..n] {
-            node_start.push(acc);
-            acc += c;
-        }
-        node_start.push(acc);
-        let mut fill = node_start.clone();
-        let mut node_corridors = vec![
-            L2Edge {
-                to: 0,
-                cost: 0.0,
-                corridor: 0,
-                cluster: 0,
-            };
-            acc as usize
-        ];
-        for (i, e) in h.corridors.iter().enumerate() {
-            for (k, &end) in e.ends.iter().enumerate() {
-                if k == 1 && end == e.ends[0] {
-                    break;
-                }
-                let slot = &mut fill[end as usize];
-                node_corridors[*slot as usize] = L2Edge {
-                    to: e.ends[1 - k],
-                    cost: e.cost,
-                    corridor: i as u32,
-                    cluster: e.cluster,
+        // each corridor listed at both ends (once for a loop), in corridor order
+        let (node_start, node_corridors) = bucketed(
+            n,
+            h.corridors.iter().enumerate().flat_map(|(i, e)| {
+                let at = |k: usize| {
+                    let edge = L2Edge {
+                        to: e.ends[1 - k],
+                        cost: e.cost,
+                        corridor: i as u32,
+                        cluster: e.cluster,
+                    };
+                    (e.ends[k], edge)
                 };
-                *slot += 1;
-            }
-        }
+                std::iter::once(at(0)).chain((e.ends[1] != e.ends[0]).then(|| at(1)))
+            }),
+        );
         let regions = h.region_cluster.len();
         let mut touching: Vec<(u32, u32)> = Vec::new();
         for c in 0..h.point_start.len().saturating_sub(1) {
@@ -1014,21 +1002,9 @@ impl HierarchyTables {
                 }
             }
         }
-        // bucketed by region; a region lies in one cluster, whose points
-        // were visited in order, so each bucket lists its points in order
-        let mut region_point_start = vec![0u32; regions + 1];
-        for &(r, _) in &touching {
-            region_point_start[r as usize + 1] += 1;
-        }
-        for r in 0..regions {
-            region_point_start[r + 1] += region_point_start[r];
-        }
-        let mut fill = region_point_start.clone();
-        let mut region_points = vec![0u32; touching.len()];
-        for &(r, i) in &touching {
-            region_points[fill[r as usize] as usize] = i;
-            fill[r as usize] += 1;
-        }
+        // a region lies in one cluster, whose points were visited in
+        // order, so each region lists its points in order
+        let (region_point_start, region_points) = bucketed(regions, touching.iter().copied());
         let mut designer_node = vec![u32::MAX; designers];
         for (i, node) in h.nodes.iter().enumerate() {
             if let NavPointKind::Designer { index } = node.kind {
