@@ -3,8 +3,8 @@
 //! through polyanya 0.18 one by one on the same thread, and as one
 //! `BatchQuery` call on rayon's threads, hierarchy on; then a group move:
 //! the first 1,000 scenario starts sent to the last scenario's goal, one by
-//! one against one `NavQuery::find_paths_to` call (one thread), and the
-//! same group sent to arrival slots 1 unit apart
+//! one against one `NavQuery::find_paths_to_into` call (one thread, the
+//! units' paths kept from one call to the next), and the same group sent to arrival slots 1 unit apart
 //! (`NavQuery::find_paths_to_slots`).
 //!
 //! `cargo run --release --example batch_cost -- data/maps/Aurora.map`
@@ -39,6 +39,8 @@ fn group_against_alone(
     let filter = QueryFilter::default();
     let mut path = portalnav::Path::default();
     let (mut alone, mut group) = (Vec::new(), Vec::new());
+    // the units' paths, kept from one order to the next as a game keeps them
+    let mut paths = Vec::new();
     for _ in 0..7 {
         let t = Instant::now();
         for &a in starts {
@@ -46,7 +48,7 @@ fn group_against_alone(
         }
         alone.push(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();
-        let paths = query.find_paths_to(mesh, starts, goal, &filter);
+        query.find_paths_to_into(mesh, starts, goal, &filter, &mut paths);
         group.push(t.elapsed().as_secs_f64() * 1e3);
         assert_eq!(paths.len(), starts.len());
     }

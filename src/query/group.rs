@@ -83,22 +83,52 @@ impl NavQuery {
         goal: Vec2,
         filter: &QueryFilter,
     ) -> Vec<Result<Path, QueryError>> {
-        let shared = self.search_from_goal(mesh, goal, filter);
-        let mut out: Vec<Result<Path, QueryError>> = Vec::with_capacity(starts.len());
-        for (i, &s) in starts.iter().enumerate() {
-            // a unit on the same point as the one before shares its answer
-            // (units standing on one point are usually listed together)
-            if i > 0 && starts[i - 1] == s {
-                out.push(out[i - 1].clone());
-                continue;
-            }
-            let answer = match (shared, mesh.data.hierarchy.as_ref()) {
-                (Some(g), Some(h)) => self.group_path(mesh, h, s, g, filter),
-                _ => self.find_path(mesh, s, goal, filter),
-            };
-            out.push(answer);
-        }
+        let mut out = Vec::new();
+        self.find_paths_to_into(mesh, starts, goal, filter, &mut out);
         out
+    }
+
+    /// As [`NavQuery::find_paths_to`], writing the answers into `out`
+    /// (resized to `starts`): each path reuses the buffers of the path
+    /// already in its place, so a game that keeps its units' paths from one
+    /// order to the next does not allocate per unit once they have grown.
+    pub fn find_paths_to_into(
+        &mut self,
+        mesh: &NavMesh,
+        starts: &[Vec2],
+        goal: Vec2,
+        filter: &QueryFilter,
+        out: &mut Vec<Result<Path, QueryError>>,
+    ) {
+        let shared = self.search_from_goal(mesh, goal, filter);
+        out.resize_with(starts.len(), || Ok(Path::default()));
+        // units are answered in the order of a curve through the map, so
+        // the next unit's regions, legs and tree steps lie near the last
+        // one's in memory; a unit's path does not depend on that order
+        let mut order = std::mem::take(&mut self.group_order);
+        morton_order(mesh, starts, &mut order);
+        let mut last: Option<usize> = None;
+        for &i in &order {
+            let i = i as u32 as usize;
+            let mut path = std::mem::replace(&mut out[i], Ok(Path::default())).unwrap_or_default();
+            // a unit on the same point as the one before shares its answer
+            let answer = match last.filter(|&j| starts[j] == starts[i]) {
+                Some(j) => match &out[j] {
+                    Ok(same) => {
+                        path.clone_from(same);
+                        Ok(())
+                    }
+                    Err(e) => Err(e.clone()),
+                },
+                None => match (shared, mesh.data.hierarchy.as_ref()) {
+                    (Some(g), Some(h)) => self.group_path(mesh, h, starts[i], g, filter, &mut path),
+                    _ => self.find_path_into(mesh, starts[i], goal, filter, &mut path),
+                },
+            };
+            out[i] = answer.map(|()| path);
+            last = Some(i);
+        }
+        self.group_order = order;
     }
 
     /// Runs the Dijkstra from `goal` over the nav nodes into `self.group`,
@@ -197,16 +227,16 @@ impl NavQuery {
         start: Vec2,
         g: GroupGoal,
         filter: &QueryFilter,
-    ) -> Result<Path, QueryError> {
-        let mut path = Path::default();
+        path: &mut Path,
+    ) -> Result<(), QueryError> {
         // the goal as its search resolved it, not once per unit
-        let Some(ends) = self.prepare_to(mesh, start, g.goal(), filter, &mut path)? else {
-            return Ok(path);
+        let Some(ends) = self.prepare_to(mesh, start, g.goal(), filter, path)? else {
+            return Ok(());
         };
-        if !self.path_from_group(mesh, h, &ends, g, &mut path) {
-            self.answer(mesh, &ends, filter, &mut path)?;
+        if !self.path_from_group(mesh, h, &ends, g, path) {
+            self.answer(mesh, &ends, filter, path)?;
         }
-        Ok(path)
+        Ok(())
     }
 
     /// Fills `path` for a unit with resolved `ends` from the goal's search
@@ -467,6 +497,31 @@ impl NavQuery {
         )?;
         Some(legs[i].node)
     }
+}
+
+/// The indices of `points` (the low 32 bits) in the order of a Morton curve
+/// over the mesh's bounds (ties, and points off the bounds or not finite, by
+/// index).
+fn morton_order(mesh: &NavMesh, points: &[Vec2], order: &mut Vec<u64>) {
+    let b = mesh.bounds();
+    let scale = (b.max - b.min).max(Vec2::splat(f32::MIN_POSITIVE)).recip() * 65535.0;
+    order.clear();
+    order.extend(points.iter().enumerate().map(|(i, &p)| {
+        let q = ((p - b.min) * scale).clamp(Vec2::ZERO, Vec2::splat(65535.0));
+        // NaN clamps to NaN and casts to 0
+        let key = spread(q.x as u32) | spread(q.y as u32) << 1;
+        u64::from(key) << 32 | i as u64
+    }));
+    order.sort_unstable();
+}
+
+/// The low 16 bits of `x` spread to the even bits.
+fn spread(mut x: u32) -> u32 {
+    x &= 0xffff;
+    x = (x | x << 8) & 0x00ff_00ff;
+    x = (x | x << 4) & 0x0f0f_0f0f;
+    x = (x | x << 2) & 0x3333_3333;
+    (x | x << 1) & 0x5555_5555
 }
 
 #[cfg(test)]

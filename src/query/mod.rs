@@ -96,7 +96,7 @@ pub enum SearchLevel {
 ///
 /// Two paths are equal when their waypoints, corridor, length, status and
 /// level are, whichever copy of a mesh they were found on.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Path {
     waypoints: Vec<Vec2>,
     corridor: Vec<RegionId>,
@@ -105,6 +105,24 @@ pub struct Path {
     level: SearchLevel,
     /// [`NavMesh::serial`] of the mesh the path was found on.
     mesh: u64,
+}
+
+impl Clone for Path {
+    fn clone(&self) -> Path {
+        let mut path = Path::default();
+        path.clone_from(self);
+        path
+    }
+
+    /// Reuses `self`'s buffers.
+    fn clone_from(&mut self, source: &Path) {
+        self.waypoints.clone_from(&source.waypoints);
+        self.corridor.clone_from(&source.corridor);
+        self.length = source.length;
+        self.status = source.status;
+        self.level = source.level;
+        self.mesh = source.mesh;
+    }
 }
 
 impl PartialEq for Path {
@@ -196,6 +214,8 @@ pub struct NavQuery {
     group_dist: Vec<(f32, u32)>,
     /// Expansions the last group search made.
     group_work: u32,
+    /// The order a group move answers its units in.
+    group_order: Vec<u64>,
     l2_nodes: Vec<u32>,
     /// The L2 route: nav nodes from the first to the last, each with the
     /// corridor it is reached by (the first by its leg).
@@ -255,6 +275,7 @@ impl NavQuery {
             group_tree: group_tree::GoalTree::default(),
             group_dist: Vec::new(),
             group_work: 0,
+            group_order: Vec::new(),
             l2_nodes: Vec::new(),
             l2_route: Vec::new(),
             start_legs: Vec::new(),

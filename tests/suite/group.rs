@@ -105,6 +105,47 @@ fn a_group_on_a_tabled_hierarchy_is_its_units_own_queries() {
     }
 }
 
+/// A group's answers do not depend on the order its units are listed in
+/// (they are answered in an order of their own), and writing them over an
+/// earlier group's answers (`find_paths_to_into`: more of them, fewer, some
+/// of them errors) gives exactly the fresh answers. Aurora's tabled bake
+/// and a searched one.
+#[test]
+fn group_answers_do_not_depend_on_unit_order_or_reused_buffers() {
+    for config in [BakeConfig::default(), searched_aurora()] {
+        let (mesh, _, scens) = load_with("Aurora", &config);
+        let filter = QueryFilter::default();
+        let goal = scens.last().unwrap().goal_point();
+        let mut starts: Vec<_> = scens.iter().step_by(5).map(|s| s.start_point()).collect();
+        // a unit off the map and two on one point, apart in the list
+        starts.insert(7, glam::vec2(-500.0, -500.0));
+        starts.push(starts[3]);
+        let mut query = NavQuery::new();
+        let fresh = query.find_paths_to(&mesh, &starts, goal, &filter);
+        assert!(fresh[7].is_err() && fresh.iter().filter(|p| p.is_ok()).count() > 100);
+
+        // the same units listed backwards: the same answer per unit
+        let reversed: Vec<_> = starts.iter().rev().copied().collect();
+        let backwards = query.find_paths_to(&mesh, &reversed, goal, &filter);
+        for (k, answer) in backwards.iter().rev().enumerate() {
+            assert_eq!(answer, &fresh[k], "unit {k} at {}", starts[k]);
+        }
+
+        // over another group's answers: more of them, then fewer
+        let other_goal = scens[scens.len() / 2].goal_point();
+        let mut out = Vec::new();
+        let many: Vec<_> = scens.iter().step_by(3).map(|s| s.start_point()).collect();
+        query.find_paths_to_into(&mesh, &many, other_goal, &filter, &mut out);
+        assert!(out.len() > starts.len());
+        query.find_paths_to_into(&mesh, &starts, goal, &filter, &mut out);
+        assert_eq!(out, fresh);
+        // and fewer units over those: the answers of the shorter list
+        query.find_paths_to_into(&mesh, &starts[..50], goal, &filter, &mut out);
+        assert_eq!(out[..], fresh[..50]);
+        assert_eq!(out.len(), 50);
+    }
+}
+
 // ---- arrival slots ----
 
 fn json_mesh(json: &str) -> NavMesh {
