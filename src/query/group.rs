@@ -196,7 +196,7 @@ impl NavQuery {
             heuristic_scale: 0.0,
             start_cluster: cluster,
             alternate: true,
-            landmark_goal: &[],
+            landmarks: &[],
         };
         // no goal node: the search runs until every nav node is settled
         astar(

@@ -15,7 +15,9 @@ use glam::Vec2;
 use super::{Ends, NavQuery, Path, PathStatus, SearchLevel};
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
 use crate::mesh::{reversed_crossings, NavMesh};
-use crate::search::{astar, Between, Leg, NavGraph, SearchOutcome, LEG};
+use crate::search::{
+    astar, ActiveLandmark, Between, Leg, NavGraph, SearchOutcome, ACTIVE_LANDMARKS, LEG,
+};
 
 impl NavQuery {
     /// Answers a query through the hierarchy when the mesh has one and the
@@ -156,17 +158,17 @@ impl NavQuery {
         (start, start_cluster): (Vec2, u32),
         goal: Vec2,
     ) -> bool {
-        self.landmark_goal.clear();
-        for i in 0..h.landmark_count() as usize {
-            let d = self
-                .goal_legs
-                .iter()
-                .map(|l| h.landmark_row(l.node)[i] + l.cost)
-                .fold(f32::INFINITY, f32::min);
-            self.landmark_goal.push(d);
-        }
+        ActiveLandmark::pick(
+            h,
+            (&self.start_legs, &self.goal_legs),
+            ACTIVE_LANDMARKS,
+            &mut self.landmark_pick,
+        );
+        self.landmarks.clear();
+        self.landmarks
+            .extend(self.landmark_pick.iter().map(|&(_, l)| l));
         let graph = NavGraph {
-            landmark_goal: &self.landmark_goal,
+            landmarks: &self.landmarks,
             h,
             ht: &mesh.hier,
             start_legs: &self.start_legs,

@@ -18,7 +18,7 @@ pub use batch::BatchQuery;
 pub use follow::{FollowEvent, PathFollower, Steering};
 pub use schedule::{Answer, PathScheduler, RequestId};
 
-use crate::search::{Between, Leg, PortalSearch, SearchContext, SearchOutcome};
+use crate::search::{ActiveLandmark, Between, Leg, PortalSearch, SearchContext, SearchOutcome};
 
 /// A query's goal: a point to resolve, or one resolved already (where it
 /// snapped to, and its dense region).
@@ -234,7 +234,9 @@ pub struct NavQuery {
     goal_pulled: Vec<bool>,
     /// Per start leg: the cheapest table distance + goal leg, and that goal leg.
     partner: Vec<(f32, u32)>,
-    landmark_goal: Vec<f32>,
+    /// The landmarks an L2 search reads, and their pick's scratch.
+    landmarks: Vec<ActiveLandmark>,
+    landmark_pick: Vec<(f32, ActiveLandmark)>,
     /// Bit set of the clusters a stitched corridor passes through.
     route_clusters: Vec<u64>,
     /// A raycast's outward-facing edges of the region it is leaving.
@@ -288,7 +290,8 @@ impl NavQuery {
             start_pulled: Vec::new(),
             goal_pulled: Vec::new(),
             partner: Vec::new(),
-            landmark_goal: Vec::new(),
+            landmarks: Vec::new(),
+            landmark_pick: Vec::new(),
             route_clusters: Vec::new(),
             ray_edges: Vec::new(),
             ray_crossings: Vec::new(),

@@ -17,7 +17,7 @@
 mod nav_graph;
 mod portal_graph;
 
-pub(crate) use nav_graph::{Leg, NavGraph, LEG};
+pub(crate) use nav_graph::{ActiveLandmark, Leg, NavGraph, ACTIVE_LANDMARKS, LEG};
 pub(crate) use portal_graph::{Between, PortalSearch};
 
 use std::cmp::Reverse;
@@ -150,10 +150,11 @@ struct Mark {
     /// Generation in which the node was expanded.
     closed: u32,
     g: f32,
-    /// g + h of the state the node holds: a state replaces it only with a
-    /// lower one (with a payload-dependent heuristic, a lower g alone can
-    /// belong to a worse state).
-    f: f32,
+    /// h of the state the node holds. A state replaces it only with a
+    /// lower g + h (with a payload-dependent heuristic, a lower g alone can
+    /// belong to a worse state); with a heuristic by node, a node reached
+    /// again takes its h from here instead of computing it again.
+    h: f32,
     parent: u32,
     /// Index into `pool` of the node's payload. Payloads live in a pool
     /// filled in the order nodes are reached, so large payloads are written
@@ -165,7 +166,7 @@ const UNSEEN: Mark = Mark {
     seen: 0,
     closed: 0,
     g: 0.0,
-    f: 0.0,
+    h: 0.0,
     parent: NO_PARENT,
     slot: 0,
 };
@@ -223,15 +224,19 @@ impl<P: Copy + Default> SearchContext<P> {
         parent: u32,
         payload: P,
     ) {
+        let mut known_h = None;
         if G::HEURISTIC_BY_NODE {
-            // the same h: g + h would be no lower than the mark's f
+            // the same h: g + h would be no lower than the mark's
             if let Some(m) = self.marks.get(node as usize) {
-                if m.seen == self.generation && m.g <= g {
-                    return;
+                if m.seen == self.generation {
+                    if m.g <= g {
+                        return;
+                    }
+                    known_h = Some(m.h);
                 }
             }
         }
-        let h = graph.heuristic(node, payload);
+        let h = known_h.unwrap_or_else(|| graph.heuristic(node, payload));
         if node == NEW_NODE {
             if g + h >= self.incumbent {
                 return;
@@ -243,7 +248,7 @@ impl<P: Copy + Default> SearchContext<P> {
             }
         }
         let m = self.marks[node as usize];
-        if m.seen == self.generation && m.f <= g + h {
+        if m.seen == self.generation && m.g + m.h <= g + h {
             return;
         }
         if graph.is_goal(node) {
@@ -256,7 +261,7 @@ impl<P: Copy + Default> SearchContext<P> {
             seen: self.generation,
             closed: m.closed,
             g,
-            f: g + h,
+            h,
             parent,
             slot: self.pool.len() as u32,
         };
@@ -351,7 +356,7 @@ pub fn astar_resume<G: SearchGraph>(
         let node = entry.node();
         let i = node as usize;
         let m = ctx.marks[i];
-        if m.closed == generation || (entry.f(), entry.g()) != (m.f, m.g) {
+        if m.closed == generation || (entry.f(), entry.g()) != (m.g + m.h, m.g) {
             ctx.heap.pop();
             continue; // expanded already, or a stale entry of a node reached more cheaply since
         }

@@ -35,8 +35,76 @@ pub(crate) struct NavGraph<'a> {
     /// Leave every nav node through its other cluster (see `expand`); off
     /// for the bake's landmark distances, which need the whole graph.
     pub alternate: bool,
-    /// Per landmark: its L2 distance to the goal through the goal legs.
-    pub landmark_goal: &'a [f32],
+    /// The landmarks the heuristic reads ([`ActiveLandmark::pick`]).
+    pub landmarks: &'a [ActiveLandmark],
+}
+
+/// A landmark `L` as one query's heuristic uses it, with both sides of its
+/// bound on what a nav node `n` still has to pay (see
+/// [`NavGraph::heuristic`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ActiveLandmark {
+    /// Its place in the hierarchy's landmark rows.
+    pub index: u32,
+    /// `d(L, goal) = min over goal legs l of d(L, l) + leg(l)`: the bound
+    /// `near - d(L, n)`.
+    pub near: f32,
+    /// `max over goal legs l of d(L, l) - leg(l)`: the bound `d(L, n) - back`.
+    pub back: f32,
+}
+
+/// Landmarks a query's L2 search reads per node it reaches: the ones whose
+/// bound is highest at its start. Reading all 16 at each of the thousands
+/// of nodes a search reaches cost more than the expansions they saved.
+pub(crate) const ACTIVE_LANDMARKS: usize = 4;
+
+impl ActiveLandmark {
+    /// Into `out`, the `count` landmarks of `h` (a query takes
+    /// [`ACTIVE_LANDMARKS`]) whose bound is highest at the start (the least
+    /// over the start legs' nodes; ties by index), for the goal reached
+    /// through `goal_legs`, with that bound.
+    pub(crate) fn pick(
+        h: &HierarchyData,
+        (start_legs, goal_legs): (&[Leg], &[Leg]),
+        count: usize,
+        out: &mut Vec<(f32, ActiveLandmark)>,
+    ) {
+        out.clear();
+        for index in 0..h.landmark_count() {
+            let (mut near, mut back) = (f32::INFINITY, f32::NEG_INFINITY);
+            for l in goal_legs {
+                let d = h.landmark_row(l.node)[index as usize];
+                near = near.min(d + l.cost);
+                back = back.max(d - l.cost);
+            }
+            let landmark = ActiveLandmark { index, near, back };
+            let at_start = start_legs
+                .iter()
+                .map(|l| landmark.bound(h.landmark_row(l.node)[index as usize]))
+                .fold(f32::INFINITY, f32::min);
+            out.push((at_start, landmark));
+        }
+        // highest first; a NaN bound (another component) counts as none
+        let key = |b: f32| if b.is_nan() { f32::NEG_INFINITY } else { b };
+        out.sort_by(|a, b| {
+            key(b.0)
+                .total_cmp(&key(a.0))
+                .then(a.1.index.cmp(&b.1.index))
+        });
+        out.truncate(count);
+    }
+
+    /// The bound at a node `d` from the landmark (NaN where the landmark is
+    /// in another component).
+    #[inline]
+    fn bound(&self, d: f32) -> f32 {
+        let (a, b) = (self.near - d, d - self.back);
+        if b > a {
+            b
+        } else {
+            a
+        }
+    }
 }
 
 impl<'a> NavGraph<'a> {
@@ -53,7 +121,7 @@ impl<'a> NavGraph<'a> {
             heuristic_scale: 0.0,
             start_cluster: u32::MAX,
             alternate: false,
-            landmark_goal: &[],
+            landmarks: &[],
         }
     }
 
@@ -122,12 +190,16 @@ impl SearchGraph for NavGraph<'_> {
         }
     }
 
-    /// The larger of the straight line and the landmark bound (ALT): for a
-    /// landmark `L`, `d(n, goal) >= d(L, goal) - d(L, n)` by the triangle
-    /// inequality, with `d(L, goal)` taken through the goal legs. (The other
-    /// side, `d(L, n) - d(L, goal)`, is not used: `d(L, n)` is measured
-    /// without the goal node, so it could overestimate.) Both bounds are
-    /// admissible and consistent, so their maximum is too.
+    /// The larger of the straight line and the landmark bounds (ALT). The
+    /// search graph is undirected (every corridor is listed at both ends
+    /// with one cost) and `d(L, v)` is its shortest-path metric (the
+    /// landmark's search over the whole graph). What a node `n` still has
+    /// to pay is `min over goal legs l of d(n, l) + leg(l)`; by the triangle
+    /// inequality on `d(n, l)`, for each landmark `L` it is at least
+    /// `near(L) - d(L, n)` and at least `d(L, n) - back(L)`
+    /// ([`ActiveLandmark`]). Each bound changes by at most a corridor's cost
+    /// along it, and is at most `leg(n)` at a goal leg's node `n`, so the
+    /// maximum is admissible and consistent.
     #[inline]
     fn heuristic(&self, node: u32, _: u32) -> f32 {
         let n = node as usize;
@@ -140,37 +212,95 @@ impl SearchGraph for NavGraph<'_> {
             return at.distance(self.goal) * self.heuristic_scale;
         }
         let euclid = self.h.nodes[n].at.distance(self.goal) * self.heuristic_scale;
-        // A landmark in another component is infinitely far from both the
-        // node and the goal (both are in the start's component): its bound is
-        // NaN, which the comparisons below ignore. Four lanes let the loop vectorise.
-        // no landmark distances to the goal (the bake's searches): no bound
-        let row = &self.h.landmark_row(node)[..self.landmark_goal.len()];
-        let mut lanes = [euclid; 4];
-        let mut pairs = row.chunks_exact(4).zip(self.landmark_goal.chunks_exact(4));
-        // `if b > lane` rather than `f32::max`: a NaN compares false, and the
-        // comparison compiles to one max instruction per lane
-        let raise = |lane: &mut f32, b: f32| {
-            if b > *lane {
-                *lane = b;
-            }
-        };
-        for (dn, dg) in &mut pairs {
-            for i in 0..4 {
-                raise(&mut lanes[i], dg[i] - dn[i]);
+        // a landmark in another component is infinitely far from both the
+        // node and the goal: its bound is NaN, which `>` ignores
+        let row = self.h.landmark_row(node);
+        let mut best = euclid;
+        for l in self.landmarks {
+            let b = l.bound(row[l.index as usize]);
+            if b > best {
+                best = b;
             }
         }
-        let tail = row.len() / 4 * 4;
-        for (&dn, &dg) in row[tail..].iter().zip(&self.landmark_goal[tail..]) {
-            raise(&mut lanes[0], dg - dn);
-        }
-        let [a, b, c, d] = lanes;
-        let (mut x, y) = (if b > a { b } else { a }, if d > c { d } else { c });
-        raise(&mut x, y);
-        x
+        best
     }
 
     #[inline]
     fn is_goal(&self, node: u32) -> bool {
         node == self.goal_node()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{astar, SearchContext, SearchGraph};
+    use crate::{BakeConfig, Level, NavMesh};
+
+    /// Every landmark's two-sided bound, on a searched hierarchy (Aurora in
+    /// clusters of 16: no all-pairs table) and goal legs of any cost, is
+    /// admissible (at most what a node still has to pay, by a Dijkstra from
+    /// the goal legs) and consistent (it falls by at most a corridor's cost
+    /// along it), so the L2 A* stays exact.
+    #[test]
+    fn both_sides_of_the_landmark_bound_are_admissible_and_consistent() {
+        let path =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/Aurora.map");
+        let level = Level::from_file(path).expect("bundled map");
+        let config = BakeConfig {
+            cluster_size: 16,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &config).expect("bakes");
+        let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
+        assert!(!h.has_table() && h.landmark_count() == 16);
+        let clusters = h.cluster_start.len() as u32 - 1;
+        let (mut picked, mut ctx) = (Vec::new(), SearchContext::new());
+        let mut raised = 0;
+        for trial in 0..12u32 {
+            // goal legs to the nodes of one cluster, start legs of another
+            let legs_of = |c: u32, salt: u32| -> Vec<Leg> {
+                h.nodes_of(c % clusters)
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &node)| Leg {
+                        node,
+                        k: k as u32,
+                        cost: ((k as u32 * 37 + salt * 11) % 50) as f32,
+                        first_point: 0,
+                    })
+                    .collect()
+            };
+            let goal_legs = legs_of(trial * 97 + 5, trial);
+            let start_legs = legs_of(trial * 31 + 200, trial + 3);
+            ActiveLandmark::pick(h, (&start_legs, &goal_legs), usize::MAX, &mut picked);
+            assert_eq!(picked.len(), 16);
+            let all: Vec<_> = picked.iter().map(|&(_, l)| l).collect();
+            let graph = NavGraph {
+                landmarks: &all,
+                heuristic_scale: 0.0,
+                ..NavGraph::whole(h, &mesh.hier)
+            };
+            // what each node still pays: a Dijkstra from the goal legs
+            let seeds: Vec<_> = goal_legs.iter().map(|l| (l.node, l.cost, LEG)).collect();
+            astar(&NavGraph::whole(h, &mesh.hier), &mut ctx, &seeds, u32::MAX);
+            let bound = |n: u32| graph.heuristic(n, LEG);
+            for n in 0..h.nodes.len() as u32 {
+                let (b, to_goal) = (bound(n), ctx.cost(n).unwrap_or(f32::INFINITY));
+                if to_goal.is_finite() {
+                    assert!(
+                        b <= to_goal * (1.0 + 1e-5) + 1e-3,
+                        "node {n}: {b} > {to_goal}"
+                    );
+                }
+                raised += usize::from(b > 0.0);
+            }
+            for e in &h.corridors {
+                let (a, b) = (bound(e.ends[0]), bound(e.ends[1]));
+                let slack = e.cost * (1.0 + 1e-5) + 1e-3;
+                assert!(a <= b + slack && b <= a + slack, "corridor {e:?}: {a}, {b}");
+            }
+        }
+        assert!(raised > 12 * h.nodes.len() / 2, "the bounds bind: {raised}");
     }
 }
