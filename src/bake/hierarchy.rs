@@ -1088,6 +1088,7 @@ mod tests {
         assert_eq!(a.designer_node, b.designer_node);
         assert_eq!(a.neighbour_start, b.neighbour_start);
         assert_eq!(a.cluster_neighbours, b.cluster_neighbours);
+        assert_eq!(a.node_runs, b.node_runs);
     }
 
     /// A bake's nav nodes list their corridors in at most three runs of one

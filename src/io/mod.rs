@@ -138,6 +138,7 @@ impl NavMesh {
         let mut data: MeshData =
             postcard::from_bytes(body).map_err(|e| FileError::Decode(Box::new(e)))?;
         data.check_before_tables()?;
+        let mut hierarchy = None;
         if let Some(mut h) = data.hierarchy.take() {
             // its corridors and tables are derived before validate() runs:
             // check the stored parts first
@@ -151,11 +152,16 @@ impl NavMesh {
                 .values()
                 .map(|p| [ends(p.regions[0]), ends(p.regions[1])])
                 .collect();
-            h.check_and_derive(&portal_regions, data.regions.len())
+            let tables = h
+                .check_and_derive(&portal_regions, data.regions.len(), data.nav_points.len())
                 .map_err(crate::ValidationError::from)?;
-            data.hierarchy = Some(h);
+            hierarchy = Some((h, tables));
         }
-        let mesh = NavMesh::from_data(data);
+        let mut mesh = NavMesh::from_data(data);
+        // the L2 tables the check derived, not derived again
+        if let Some((h, tables)) = hierarchy {
+            mesh.set_hierarchy_with(h, tables);
+        }
         mesh.validate()?;
         Ok(mesh)
     }

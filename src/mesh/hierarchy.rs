@@ -496,18 +496,21 @@ impl HierarchyData {
 
     /// Checks a hierarchy read from a file and derives its corridors: the
     /// stored parts first ([`HierarchyData::check`]'s), then the corridors
-    /// walked from the leg tables, then what refers to the corridors.
+    /// walked from the leg tables, then what refers to the corridors; then
+    /// the all-pairs table if the file has its flag. Returns the L2 tables
+    /// (for a mesh with `designers` designer points), which the table was
+    /// computed over and the mesh keeps.
     pub(crate) fn check_and_derive(
         &mut self,
         portal_regions: &[[u32; 2]],
         regions: usize,
-    ) -> Result<(), HierarchyError> {
+        designers: usize,
+    ) -> Result<HierarchyTables, HierarchyError> {
         self.check_stored(portal_regions, regions)?;
         self.derive_corridors(portal_regions)?;
         self.check_corridors(portal_regions)?;
-        if self.stats.all_pairs_table
-            && !self.compute_table(&HierarchyTables::build(self, portal_regions, 0))
-        {
+        let tables = HierarchyTables::build(self, portal_regions, designers);
+        if self.stats.all_pairs_table && !self.compute_table(&tables) {
             return fail(
                 "all-pairs table",
                 format!(
@@ -516,7 +519,7 @@ impl HierarchyData {
                 ),
             );
         }
-        Ok(())
+        Ok(tables)
     }
 
     /// The corridors (cluster and designer) join up and match the nodes and
