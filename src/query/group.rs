@@ -109,7 +109,7 @@ impl NavQuery {
         morton_order(mesh, starts, &mut order);
         let mut last: Option<usize> = None;
         for &i in &order {
-            let i = i as u32 as usize;
+            let i = (i & u128::from(u32::MAX)) as usize;
             let mut path = std::mem::replace(&mut out[i], Ok(Path::default())).unwrap_or_default();
             // a unit on the same point as the one before shares its answer
             let answer = match last.filter(|&j| starts[j] == starts[i]) {
@@ -499,18 +499,24 @@ impl NavQuery {
     }
 }
 
-/// The indices of `points` (the low 32 bits) in the order of a Morton curve
-/// over the mesh's bounds (ties, and points off the bounds or not finite, by
-/// index).
-fn morton_order(mesh: &NavMesh, points: &[Vec2], order: &mut Vec<u64>) {
+/// The indices of `points` (the low 32 bits of each key) in the order of a
+/// Morton curve over the mesh's bounds, equal points next to each other
+/// (then by index). A point off the bounds takes the nearest cell on
+/// them, a NaN coordinate the first.
+fn morton_order(mesh: &NavMesh, points: &[Vec2], order: &mut Vec<u128>) {
+    debug_assert!(
+        u32::try_from(points.len()).is_ok(),
+        "a unit index fits in 32 bits"
+    );
     let b = mesh.bounds();
     let scale = (b.max - b.min).max(Vec2::splat(f32::MIN_POSITIVE)).recip() * 65535.0;
     order.clear();
     order.extend(points.iter().enumerate().map(|(i, &p)| {
+        // glam's clamp takes a NaN to the lower end
         let q = ((p - b.min) * scale).clamp(Vec2::ZERO, Vec2::splat(65535.0));
-        // NaN clamps to NaN and casts to 0
-        let key = spread(q.x as u32) | spread(q.y as u32) << 1;
-        u64::from(key) << 32 | i as u64
+        let cell = spread(q.x as u32) | spread(q.y as u32) << 1;
+        let bits = u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits());
+        u128::from(cell) << 96 | u128::from(bits) << 32 | i as u128
     }));
     order.sort_unstable();
 }

@@ -159,7 +159,7 @@ impl NavQuery {
         goal: Vec2,
     ) -> bool {
         ActiveLandmark::pick(
-            h,
+            (h.landmark_count(), |n| h.landmark_row(n)),
             (&self.start_legs, &self.goal_legs),
             ACTIVE_LANDMARKS,
             &mut self.landmark_pick,

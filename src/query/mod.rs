@@ -215,7 +215,7 @@ pub struct NavQuery {
     /// Expansions the last group search made.
     group_work: u32,
     /// The order a group move answers its units in.
-    group_order: Vec<u64>,
+    group_order: Vec<u128>,
     l2_nodes: Vec<u32>,
     /// The L2 route: nav nodes from the first to the last, each with the
     /// corridor it is reached by (the first by its leg).

@@ -52,7 +52,8 @@ pub trait SearchGraph {
 
     /// True when [`SearchGraph::heuristic`] depends on the node alone, not
     /// on the payload: a node reached again at no lower cost is then
-    /// dropped before its heuristic is computed (on the L2 graph, whose
+    /// dropped before its heuristic is computed, and one reached again at a
+    /// lower cost takes the h kept in its mark (on the L2 graph, whose
     /// landmark bound reads a row per node, most relaxations are such).
     const HEURISTIC_BY_NODE: bool = false;
 

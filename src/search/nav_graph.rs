@@ -54,43 +54,45 @@ pub(crate) struct ActiveLandmark {
 }
 
 /// Landmarks a query's L2 search reads per node it reaches: the ones whose
-/// bound is highest at its start. Reading all 16 at each of the thousands
-/// of nodes a search reaches cost more than the expansions they saved.
+/// bound is highest at its start. On random512-20-0 (BENCHMARKS.md,
+/// session 20) 4 cost fewer instructions than 2 or 8: the bound is read at
+/// each of the thousands of nodes a search reaches, and more landmarks
+/// save fewer expansions than they cost. Any count is exact.
 pub(crate) const ACTIVE_LANDMARKS: usize = 4;
 
 impl ActiveLandmark {
-    /// Into `out`, the `count` landmarks of `h` (a query takes
-    /// [`ACTIVE_LANDMARKS`]) whose bound is highest at the start (the least
-    /// over the start legs' nodes; ties by index), for the goal reached
-    /// through `goal_legs`, with that bound.
-    pub(crate) fn pick(
-        h: &HierarchyData,
+    /// Into `out`, the `count` of the `landmarks` (a query takes
+    /// [`ACTIVE_LANDMARKS`] of the hierarchy's) whose bound is highest at
+    /// the start (the least over the start legs' nodes; ties by index), for
+    /// the goal reached through `goal_legs`, with that bound. `row(n)` is
+    /// nav node `n`'s distances to the landmarks
+    /// ([`HierarchyData::landmark_row`]).
+    pub(crate) fn pick<'r>(
+        (landmarks, row): (u32, impl Fn(u32) -> &'r [f32]),
         (start_legs, goal_legs): (&[Leg], &[Leg]),
         count: usize,
         out: &mut Vec<(f32, ActiveLandmark)>,
     ) {
         out.clear();
-        for index in 0..h.landmark_count() {
+        for index in 0..landmarks {
             let (mut near, mut back) = (f32::INFINITY, f32::NEG_INFINITY);
             for l in goal_legs {
-                let d = h.landmark_row(l.node)[index as usize];
+                let d = row(l.node)[index as usize];
                 near = near.min(d + l.cost);
                 back = back.max(d - l.cost);
             }
             let landmark = ActiveLandmark { index, near, back };
+            // a landmark in another component bounds nothing (NaN): it
+            // counts as no bound at all, never as the highest
             let at_start = start_legs
                 .iter()
-                .map(|l| landmark.bound(h.landmark_row(l.node)[index as usize]))
+                .map(|l| landmark.bound(row(l.node)[index as usize]))
+                .map(|b| if b.is_nan() { f32::NEG_INFINITY } else { b })
                 .fold(f32::INFINITY, f32::min);
             out.push((at_start, landmark));
         }
-        // highest first; a NaN bound (another component) counts as none
-        let key = |b: f32| if b.is_nan() { f32::NEG_INFINITY } else { b };
-        out.sort_by(|a, b| {
-            key(b.0)
-                .total_cmp(&key(a.0))
-                .then(a.1.index.cmp(&b.1.index))
-        });
+        // highest first, ties by index
+        out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.index.cmp(&b.1.index)));
         out.truncate(count);
     }
 
@@ -190,12 +192,14 @@ impl SearchGraph for NavGraph<'_> {
         }
     }
 
-    /// The larger of the straight line and the landmark bounds (ALT). The
-    /// search graph is undirected (every corridor is listed at both ends
-    /// with one cost) and `d(L, v)` is its shortest-path metric (the
-    /// landmark's search over the whole graph). What a node `n` still has
-    /// to pay is `min over goal legs l of d(n, l) + leg(l)`; by the triangle
-    /// inequality on `d(n, l)`, for each landmark `L` it is at least
+    /// The larger of the straight line and the landmark bounds (ALT).
+    /// `d(L, v)` is the shortest-path metric of the whole corridor graph
+    /// (the landmark's search over it), which is undirected: every corridor
+    /// is listed at both ends with one cost. This search's graph only drops
+    /// corridors (the alternation of clusters) and adds a start and a goal
+    /// node with no way back, so what a node `n` still has to pay here is at
+    /// least `min over goal legs l of d(n, l) + leg(l)`. By the triangle
+    /// inequality on `d(n, l)`, for each landmark `L` that is at least
     /// `near(L) - d(L, n)` and at least `d(L, n) - back(L)`
     /// ([`ActiveLandmark`]). Each bound changes by at most a corridor's cost
     /// along it, and is at most `leg(n)` at a goal leg's node `n`, so the
@@ -273,7 +277,8 @@ mod tests {
             };
             let goal_legs = legs_of(trial * 97 + 5, trial);
             let start_legs = legs_of(trial * 31 + 200, trial + 3);
-            ActiveLandmark::pick(h, (&start_legs, &goal_legs), usize::MAX, &mut picked);
+            let rows = (h.landmark_count(), |n| h.landmark_row(n));
+            ActiveLandmark::pick(rows, (&start_legs, &goal_legs), usize::MAX, &mut picked);
             assert_eq!(picked.len(), 16);
             let all: Vec<_> = picked.iter().map(|&(_, l)| l).collect();
             let graph = NavGraph {
@@ -302,5 +307,38 @@ mod tests {
             }
         }
         assert!(raised > 12 * h.nodes.len() / 2, "the bounds bind: {raised}");
+    }
+
+    /// The pick takes the landmarks with the highest bound at the start,
+    /// and never one in another component (its bound is NaN): on rows made
+    /// up for four nav nodes, landmark 0 unreachable from all of them.
+    #[test]
+    fn the_pick_prefers_binding_landmarks_and_skips_other_components() {
+        let inf = f32::INFINITY;
+        // per node: distances to landmarks 0, 1, 2
+        let rows = [
+            [inf, 0.0, 30.0],
+            [inf, 2.0, 28.0],
+            [inf, 40.0, 10.0],
+            [inf, 41.0, 12.0],
+        ];
+        let leg = |node: u32, cost: f32| Leg {
+            node,
+            k: 0,
+            cost,
+            first_point: 0,
+        };
+        let (start, goal) = ([leg(0, 1.0), leg(1, 1.0)], [leg(2, 3.0), leg(3, 1.0)]);
+        let mut out = Vec::new();
+        let rows = (3, |n: u32| &rows[n as usize][..]);
+        ActiveLandmark::pick(rows, (&start, &goal), 3, &mut out);
+        let order: Vec<_> = out.iter().map(|(_, l)| l.index).collect();
+        // landmark 1: near = min(43, 42) = 42, bound at node 0: 42, node 1:
+        // 40; landmark 2: back = max(7, 11) = 11, bounds 19 and 17
+        assert_eq!(order, [1, 2, 0]);
+        assert_eq!((out[0].0, out[1].0), (40.0, 17.0));
+        assert_eq!(out[2].0, f32::NEG_INFINITY);
+        ActiveLandmark::pick(rows, (&start, &goal), 2, &mut out);
+        assert!(out.iter().all(|(_, l)| l.index != 0));
     }
 }

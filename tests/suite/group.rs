@@ -105,11 +105,13 @@ fn a_group_on_a_tabled_hierarchy_is_its_units_own_queries() {
     }
 }
 
-/// A group's answers do not depend on the order its units are listed in
-/// (they are answered in an order of their own), and writing them over an
-/// earlier group's answers (`find_paths_to_into`: more of them, fewer, some
-/// of them errors) gives exactly the fresh answers. Aurora's tabled bake
-/// and a searched one.
+/// A group's answers do not depend on the order its units are answered in
+/// (their own order, not the list's): each unit's answer is the one it gets
+/// in a group of its own, and its place in the list changes nothing.
+/// Writing them over an earlier group's answers (`find_paths_to_into`:
+/// more of them, fewer, errors where paths were and paths where errors
+/// were) gives exactly the fresh answers. Aurora's tabled bake and a
+/// searched one.
 #[test]
 fn group_answers_do_not_depend_on_unit_order_or_reused_buffers() {
     for config in [BakeConfig::default(), searched_aurora()] {
@@ -117,13 +119,22 @@ fn group_answers_do_not_depend_on_unit_order_or_reused_buffers() {
         let filter = QueryFilter::default();
         let goal = scens.last().unwrap().goal_point();
         let mut starts: Vec<_> = scens.iter().step_by(5).map(|s| s.start_point()).collect();
-        // a unit off the map and two on one point, apart in the list
+        // a unit off the map, and two units on each of two points (one of
+        // them the unit off the map), apart in the list
         starts.insert(7, glam::vec2(-500.0, -500.0));
         starts.push(starts[3]);
+        starts.push(starts[7]);
         let mut query = NavQuery::new();
         let fresh = query.find_paths_to(&mesh, &starts, goal, &filter);
         assert!(fresh[7].is_err() && fresh.iter().filter(|p| p.is_ok()).count() > 100);
+        assert_eq!(fresh[3], fresh[starts.len() - 2]);
+        assert!(fresh[starts.len() - 1].is_err());
 
+        // each unit alone: the same answer as in the group
+        for k in (0..starts.len()).step_by(9) {
+            let alone = query.find_paths_to(&mesh, &starts[k..=k], goal, &filter);
+            assert_eq!(alone[0], fresh[k], "unit {k} at {}", starts[k]);
+        }
         // the same units listed backwards: the same answer per unit
         let reversed: Vec<_> = starts.iter().rev().copied().collect();
         let backwards = query.find_paths_to(&mesh, &reversed, goal, &filter);
@@ -131,15 +142,20 @@ fn group_answers_do_not_depend_on_unit_order_or_reused_buffers() {
             assert_eq!(answer, &fresh[k], "unit {k} at {}", starts[k]);
         }
 
-        // over another group's answers: more of them, then fewer
+        // over the answers of another group, then those of this one again
         let other_goal = scens[scens.len() / 2].goal_point();
-        let mut out = Vec::new();
         let many: Vec<_> = scens.iter().step_by(3).map(|s| s.start_point()).collect();
-        query.find_paths_to_into(&mesh, &many, other_goal, &filter, &mut out);
-        assert!(out.len() > starts.len());
+        let many_fresh = query.find_paths_to(&mesh, &many, other_goal, &filter);
+        assert!(many.len() > starts.len() && many_fresh[7].is_ok());
+        let mut out = Vec::new();
         query.find_paths_to_into(&mesh, &starts, goal, &filter, &mut out);
         assert_eq!(out, fresh);
-        // and fewer units over those: the answers of the shorter list
+        // more units, a path where an error was
+        query.find_paths_to_into(&mesh, &many, other_goal, &filter, &mut out);
+        assert_eq!(out, many_fresh);
+        // fewer units, an error where a path was
+        query.find_paths_to_into(&mesh, &starts, goal, &filter, &mut out);
+        assert_eq!(out, fresh);
         query.find_paths_to_into(&mesh, &starts[..50], goal, &filter, &mut out);
         assert_eq!(out[..], fresh[..50]);
         assert_eq!(out.len(), 50);
