@@ -18,6 +18,8 @@ mod mesh;
 mod query;
 pub mod render;
 mod search;
+#[cfg(test)]
+mod test_data;
 
 pub use bake::{
     BakeConfig, Edit, ObstacleId, TileCache, TriangleSoup, DEFAULT_CLUSTER_SIZE,

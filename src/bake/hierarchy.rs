@@ -1012,10 +1012,8 @@ mod tests {
     /// The bundled den520d map, baked with the defaults (79 nav nodes, so
     /// it has the all-pairs table).
     fn den520d() -> NavMesh {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let grid = Grid::from_file(path).expect("bundled map");
-        NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes")
+        let level = crate::test_data::bundled_level("maps/den520d.map");
+        NavMesh::bake(&level, &BakeConfig::default()).expect("bakes")
     }
 
     #[test]
@@ -1072,9 +1070,7 @@ mod tests {
     /// designer points included.
     #[test]
     fn the_bakes_l2_tables_are_the_ones_a_load_derives() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/levels/rts_base.json");
-        let level = crate::Level::from_file(path).expect("bundled level");
+        let level = crate::test_data::bundled_level("levels/rts_base.json");
         assert!(!level.nav_points.is_empty(), "a level with designer points");
         let baked = NavMesh::bake(&level, &BakeConfig::default()).expect("bakes");
         assert!(baked.data.hierarchy.is_some());
@@ -1095,9 +1091,7 @@ mod tests {
     /// cluster each, which the L2 search takes or skips whole.
     #[test]
     fn every_nav_nodes_corridors_come_in_runs_of_one_cluster() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/levels/rts_base.json");
-        let level = crate::Level::from_file(path).expect("bundled level");
+        let level = crate::test_data::bundled_level("levels/rts_base.json");
         for mesh in [
             den520d(),
             NavMesh::bake(&level, &BakeConfig::default()).expect("bakes"),
@@ -1342,8 +1336,7 @@ mod tests {
         let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).expect("bakes");
         assert_eq!(cache.mesh().to_bytes().unwrap(), fresh.to_bytes().unwrap());
         let (mut q, filter) = (NavQuery::new(), QueryFilter::default());
-        let scen =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map.scen");
+        let scen = crate::test_data::bundled("maps/den520d.map.scen");
         let problems = crate::Scenario::load_file(scen).expect("bundled scenarios");
         let mut compared = 0;
         for s in problems.iter().step_by(4) {

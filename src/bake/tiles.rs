@@ -1340,13 +1340,11 @@ fn split_border_edges(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::{BakeConfig, Grid};
+    use crate::BakeConfig;
 
     /// The bundled den520d map as a level, and a tiled config for it.
     pub(crate) fn den520d_tiled(tile: f32) -> (Level, BakeConfig) {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
-        let level = Grid::from_file(path).expect("bundled map").to_level();
+        let level = crate::test_data::bundled_level("maps/den520d.map");
         let config = BakeConfig {
             tile_size: Some(tile),
             ..BakeConfig::default()

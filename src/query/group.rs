@@ -533,16 +533,14 @@ fn spread(mut x: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BakeConfig, Level};
+    use crate::BakeConfig;
 
     /// Wherever `first_by_bounds` decides, every leg computed and the lazy
     /// rule run over them (`cheapest_tabled_leg`) choose the same nav node,
     /// on Aurora's table, where many units need their leg pulled.
     #[test]
     fn the_bounds_choose_the_first_nav_node_the_lazy_rule_chooses() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/Aurora.map");
-        let level = Level::from_file(path).expect("bundled map");
+        let level = crate::test_data::bundled_level("maps/Aurora.map");
         let mesh = NavMesh::bake(&level, &BakeConfig::default()).expect("bakes");
         let h = mesh.data.hierarchy.as_ref().expect("hierarchy");
         assert!(h.has_table());

@@ -239,7 +239,7 @@ impl SearchGraph for NavGraph<'_> {
 mod tests {
     use super::*;
     use crate::search::{astar, SearchContext, SearchGraph};
-    use crate::{BakeConfig, Level, NavMesh};
+    use crate::{BakeConfig, NavMesh};
 
     /// Every landmark's two-sided bound, on a searched hierarchy (Aurora in
     /// clusters of 16: no all-pairs table) and goal legs of any cost, is
@@ -248,9 +248,7 @@ mod tests {
     /// along it), so the L2 A* stays exact.
     #[test]
     fn both_sides_of_the_landmark_bound_are_admissible_and_consistent() {
-        let path =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/Aurora.map");
-        let level = Level::from_file(path).expect("bundled map");
+        let level = crate::test_data::bundled_level("maps/Aurora.map");
         let config = BakeConfig {
             cluster_size: 16,
             ..BakeConfig::default()
