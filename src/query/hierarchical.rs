@@ -162,11 +162,8 @@ impl NavQuery {
             (h.landmark_count(), |n| h.landmark_row(n)),
             (&self.start_legs, &self.goal_legs),
             ACTIVE_LANDMARKS,
-            &mut self.landmark_pick,
+            &mut self.landmarks,
         );
-        self.landmarks.clear();
-        self.landmarks
-            .extend(self.landmark_pick.iter().map(|&(_, l)| l));
         let graph = NavGraph {
             landmarks: &self.landmarks,
             h,

@@ -234,9 +234,8 @@ pub struct NavQuery {
     goal_pulled: Vec<bool>,
     /// Per start leg: the cheapest table distance + goal leg, and that goal leg.
     partner: Vec<(f32, u32)>,
-    /// The landmarks an L2 search reads, and their pick's scratch.
+    /// The landmarks an L2 search reads.
     landmarks: Vec<ActiveLandmark>,
-    landmark_pick: Vec<(f32, ActiveLandmark)>,
     /// Bit set of the clusters a stitched corridor passes through.
     route_clusters: Vec<u64>,
     /// A raycast's outward-facing edges of the region it is leaving.
@@ -291,7 +290,6 @@ impl NavQuery {
             goal_pulled: Vec::new(),
             partner: Vec::new(),
             landmarks: Vec::new(),
-            landmark_pick: Vec::new(),
             route_clusters: Vec::new(),
             ray_edges: Vec::new(),
             ray_crossings: Vec::new(),

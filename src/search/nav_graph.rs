@@ -51,6 +51,10 @@ pub(crate) struct ActiveLandmark {
     pub near: f32,
     /// `max over goal legs l of d(L, l) - leg(l)`: the bound `d(L, n) - back`.
     pub back: f32,
+    /// The bound where the search starts (the least over the start legs'
+    /// nodes; minus infinity for a landmark in another component), by
+    /// which [`ActiveLandmark::pick`] ranks it.
+    pub at_start: f32,
 }
 
 /// Landmarks a query's L2 search reads per node it reaches: the ones whose
@@ -64,14 +68,14 @@ impl ActiveLandmark {
     /// Into `out`, the `count` of the `landmarks` (a query takes
     /// [`ACTIVE_LANDMARKS`] of the hierarchy's) whose bound is highest at
     /// the start (the least over the start legs' nodes; ties by index), for
-    /// the goal reached through `goal_legs`, with that bound. `row(n)` is
+    /// the goal reached through `goal_legs`. `row(n)` is
     /// nav node `n`'s distances to the landmarks
     /// ([`HierarchyData::landmark_row`]).
     pub(crate) fn pick<'r>(
         (landmarks, row): (u32, impl Fn(u32) -> &'r [f32]),
         (start_legs, goal_legs): (&[Leg], &[Leg]),
         count: usize,
-        out: &mut Vec<(f32, ActiveLandmark)>,
+        out: &mut Vec<ActiveLandmark>,
     ) {
         out.clear();
         for index in 0..landmarks {
@@ -81,18 +85,27 @@ impl ActiveLandmark {
                 near = near.min(d + l.cost);
                 back = back.max(d - l.cost);
             }
-            let landmark = ActiveLandmark { index, near, back };
+            let mut landmark = ActiveLandmark {
+                index,
+                near,
+                back,
+                at_start: f32::INFINITY,
+            };
             // a landmark in another component bounds nothing (NaN): it
             // counts as no bound at all, never as the highest
-            let at_start = start_legs
+            landmark.at_start = start_legs
                 .iter()
                 .map(|l| landmark.bound(row(l.node)[index as usize]))
                 .map(|b| if b.is_nan() { f32::NEG_INFINITY } else { b })
                 .fold(f32::INFINITY, f32::min);
-            out.push((at_start, landmark));
+            out.push(landmark);
         }
         // highest first, ties by index
-        out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.index.cmp(&b.1.index)));
+        out.sort_by(|a, b| {
+            b.at_start
+                .total_cmp(&a.at_start)
+                .then(a.index.cmp(&b.index))
+        });
         out.truncate(count);
     }
 
@@ -278,9 +291,8 @@ mod tests {
             let rows = (h.landmark_count(), |n| h.landmark_row(n));
             ActiveLandmark::pick(rows, (&start_legs, &goal_legs), usize::MAX, &mut picked);
             assert_eq!(picked.len(), 16);
-            let all: Vec<_> = picked.iter().map(|&(_, l)| l).collect();
             let graph = NavGraph {
-                landmarks: &all,
+                landmarks: &picked,
                 heuristic_scale: 0.0,
                 ..NavGraph::whole(h, &mesh.hier)
             };
@@ -330,13 +342,13 @@ mod tests {
         let mut out = Vec::new();
         let rows = (3, |n: u32| &rows[n as usize][..]);
         ActiveLandmark::pick(rows, (&start, &goal), 3, &mut out);
-        let order: Vec<_> = out.iter().map(|(_, l)| l.index).collect();
+        let order: Vec<_> = out.iter().map(|l| l.index).collect();
         // landmark 1: near = min(43, 42) = 42, bound at node 0: 42, node 1:
         // 40; landmark 2: back = max(7, 11) = 11, bounds 19 and 17
         assert_eq!(order, [1, 2, 0]);
-        assert_eq!((out[0].0, out[1].0), (40.0, 17.0));
-        assert_eq!(out[2].0, f32::NEG_INFINITY);
+        assert_eq!((out[0].at_start, out[1].at_start), (40.0, 17.0));
+        assert_eq!(out[2].at_start, f32::NEG_INFINITY);
         ActiveLandmark::pick(rows, (&start, &goal), 2, &mut out);
-        assert!(out.iter().all(|(_, l)| l.index != 0));
+        assert!(out.iter().all(|l| l.index != 0));
     }
 }
