@@ -11,7 +11,9 @@
 //! (checked cell by cell against the map, independently of the library),
 //! paths over the scenario's octile optimum, length against polyanya's
 //! (mean, 99th percentile, worst), median query time of both and their
-//! ratio, bake time, baked bytes and the hierarchy's share, and the
+//! ratio, the share of problems the flat search answered (in the JSON, by
+//! [`portalnav::Fallback`] reason), bake time, baked bytes and the
+//! hierarchy's share, and the
 //! process's peak memory while the map was baked and queried. A last row
 //! gives geometric means of the ratios and sums of the counts. Each
 //! problem's time is its faster of two rounds, the engines taking turns.
@@ -139,6 +141,8 @@ fn run_map(
     let (mut ours_us, mut theirs_us) = (vec![f64::INFINITY; n], vec![f64::INFINITY; n]);
     let (mut ours_len, mut theirs_len) = (vec![None; n], vec![None; n]);
     let (mut invalid, mut over_optimum) = (0usize, 0usize);
+    // why queries went to the flat search, by reason
+    let mut fallbacks = std::collections::BTreeMap::<String, usize>::new();
     let mut query = NavQuery::new();
     query.set_use_hierarchy(hierarchy);
     let filter = QueryFilter::default();
@@ -154,6 +158,11 @@ fn run_map(
                         .is_ok()
                         && path.status() == portalnav::PathStatus::Complete;
                     ours_us[i] = ours_us[i].min(t.elapsed().as_secs_f64() * 1e6);
+                    if round == 0 {
+                        if let Some(why) = query.last_fallback() {
+                            *fallbacks.entry(format!("{why:?}")).or_default() += 1;
+                        }
+                    }
                     if round == 0 && ok {
                         let w = path.waypoints();
                         let valid = w.first() == Some(&a)
@@ -191,6 +200,8 @@ fn run_map(
         "solved": solved,
         "invalid": invalid,
         "over_octile_optimum": over_optimum,
+        "flat_share": fallbacks.values().sum::<usize>() as f64 / n.max(1) as f64,
+        "fallbacks": fallbacks,
         "length_over_polyanya": { "mean": mean, "p99": p99, "max": max },
         "median_us": ours_median,
         "polyanya_median_us": theirs_median,
@@ -276,12 +287,12 @@ fn main() {
     }
 
     let mut table = String::from(
-        "| map | mode | problems | solved | invalid | over octile | length / polyanya mean, p99, max | median us | polyanya us | speedup | bake ms | bytes | hierarchy bytes | peak MiB |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| map | mode | problems | solved | invalid | over octile | length / polyanya mean, p99, max | median us | polyanya us | speedup | flat % | bake ms | bytes | hierarchy bytes | peak MiB |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in &rows {
         let l = &r["length_over_polyanya"];
         table.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {:.4}, {:.4}, {:.4} | {:.1} | {:.1} | {:.1}x | {:.0} | {} | {} | {:.0} |\n",
+            "| {} | {} | {} | {} | {} | {} | {:.4}, {:.4}, {:.4} | {:.1} | {:.1} | {:.1}x | {:.0} | {:.0} | {} | {} | {:.0} |\n",
             r["map"].as_str().unwrap_or(""),
             r["mode"].as_str().unwrap_or(""),
             r["problems"],
@@ -294,6 +305,7 @@ fn main() {
             r["median_us"].as_f64().unwrap_or(f64::NAN),
             r["polyanya_median_us"].as_f64().unwrap_or(f64::NAN),
             r["speedup"].as_f64().unwrap_or(f64::NAN),
+            r["flat_share"].as_f64().unwrap_or(f64::NAN) * 100.0,
             r["bake_ms"].as_f64().unwrap_or(f64::NAN),
             r["bytes"],
             r["hierarchy_bytes"],
@@ -302,7 +314,7 @@ fn main() {
     }
     for (mode, s) in &summary {
         table.push_str(&format!(
-            "| **all ({} maps)** | {mode} | {} | {} | {} | {} | geo mean {:.4}, max {:.4} | | | {:.1}x (geo mean; maps of 512+: {:.1}x, min {:.1}x) | max {:.0} | | | |\n",
+            "| **all ({} maps)** | {mode} | {} | {} | {} | {} | geo mean {:.4}, max {:.4} | | | {:.1}x (geo mean; maps of 512+: {:.1}x, min {:.1}x) | | max {:.0} | | | |\n",
             s["maps"],
             s["problems"],
             s["solved"],

@@ -33,6 +33,6 @@ pub use mesh::{
     PortalId, Region, RegionId, SizedMesh, ValidationError,
 };
 pub use query::{
-    Answer, BatchQuery, FollowEvent, NavQuery, Path, PathFollower, PathScheduler, PathStatus,
-    QueryFilter, RaycastHit, RequestId, SearchLevel, Steering, DEFAULT_MAX_EXPANSIONS,
+    Answer, BatchQuery, Fallback, FollowEvent, NavQuery, Path, PathFollower, PathScheduler,
+    PathStatus, QueryFilter, RaycastHit, RequestId, SearchLevel, Steering, DEFAULT_MAX_EXPANSIONS,
 };

@@ -12,7 +12,7 @@
 
 use glam::Vec2;
 
-use super::{Ends, NavQuery, Path, PathStatus, SearchLevel};
+use super::{Ends, Fallback, NavQuery, Path, PathStatus, SearchLevel};
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
 use crate::mesh::{reversed_crossings, NavMesh};
 use crate::search::{
@@ -22,14 +22,14 @@ use crate::search::{
 impl NavQuery {
     /// Answers a query through the hierarchy when the mesh has one and the
     /// ends are in clusters that are not neighbours (or both are designer nav
-    /// points). Returns false, leaving `path` alone, when the caller should
+    /// points). Otherwise leaves `path` alone and says why the caller should
     /// run the flat search instead.
     pub(super) fn try_hierarchical(
         &mut self,
         mesh: &NavMesh,
         ends: &Ends,
         path: &mut Path,
-    ) -> bool {
+    ) -> Result<(), Fallback> {
         let &Ends {
             start,
             start_region,
@@ -37,24 +37,24 @@ impl NavQuery {
             goal_region,
         } = ends;
         let Some(h) = mesh.data.hierarchy.as_ref() else {
-            return false;
+            return Err(Fallback::NoHierarchy);
         };
         if self.cached_designer_corridor(mesh, h, (start, start_region), (goal, goal_region)) {
             self.path_along_crossings(mesh, start_region, start, goal, PathStatus::Complete, path);
             path.level = SearchLevel::CachedCorridor;
-            return true;
+            return Ok(());
         }
         let (cs, cg) = (
             h.region_cluster[start_region as usize],
             h.region_cluster[goal_region as usize],
         );
         if cs == cg || mesh.hier.neighbours(cs, cg) {
-            return false;
+            return Err(Fallback::NearClusters);
         }
         legs(mesh, h, start_region, start, &mut self.start_legs);
         legs(mesh, h, goal_region, goal, &mut self.goal_legs);
         if self.start_legs.is_empty() || self.goal_legs.is_empty() {
-            return false; // a cluster without nav points: nothing to stitch
+            return Err(Fallback::NoNavNodes); // nothing to stitch
         }
         let routed = if !h.has_table() {
             // every leg is pulled taut here: the search dominates the time
@@ -73,13 +73,13 @@ impl NavQuery {
             self.l2_route_from_table(mesh, h, (start, start_region), (goal, goal_region))
         };
         if !routed {
-            return false; // out of budget or disconnected inside a cluster: the flat search decides
+            return Err(Fallback::NoRoute); // the flat search decides
         }
         if !self.stitch(mesh, h, start_region, goal_region) {
-            return false;
+            return Err(Fallback::BrokenStitch);
         }
         self.pull_route(mesh, h, ends, path);
-        true
+        Ok(())
     }
 
     /// Fills `path` from the stitched corridor in `self.crossings` between

@@ -92,6 +92,30 @@ pub enum SearchLevel {
     CachedCorridor,
 }
 
+/// Why a query was answered by the flat search (L1) rather than through
+/// the hierarchy ([`NavQuery::last_fallback`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fallback {
+    /// The mesh has no hierarchy: baked without one, or it would not pay.
+    NoHierarchy,
+    /// The query was told not to use it ([`NavQuery::set_use_hierarchy`]).
+    HierarchyOff,
+    /// The filter excludes areas, which the cached corridors cannot avoid.
+    ExcludedAreas,
+    /// Start and goal lie in one cluster or in two neighbouring ones: the
+    /// flat search is the query there, by design.
+    NearClusters,
+    /// The start's or the goal's cluster has no nav node to leave by.
+    NoNavNodes,
+    /// The search over the nav nodes found no route within the query's
+    /// budget (or none: the ends are joined only through regions the
+    /// clusters' tables do not connect).
+    NoRoute,
+    /// The route's legs and corridors did not join up into one corridor.
+    BrokenStitch,
+}
+
 /// A path: waypoints from start to goal, never leaving walkable space.
 ///
 /// Two paths are equal when their waypoints, corridor, length, status and
@@ -248,6 +272,8 @@ pub struct NavQuery {
     /// Arrival slots being grown or handed out.
     slots: slots::Slots,
     last_expansions: u32,
+    /// Why the last query ran the flat search, if it did.
+    last_fallback: Option<Fallback>,
 }
 
 impl Default for NavQuery {
@@ -296,6 +322,7 @@ impl NavQuery {
             visit: Vec::new(),
             slots: slots::Slots::default(),
             last_expansions: 0,
+            last_fallback: None,
         }
     }
 
@@ -319,6 +346,29 @@ impl NavQuery {
     #[must_use]
     pub fn last_expansions(&self) -> u32 {
         self.last_expansions
+    }
+
+    /// Why the last query was answered by the flat search rather than the
+    /// hierarchy; `None` when it was not (the hierarchy answered it, or it
+    /// needed no search: a straight line within one region, or an error
+    /// before any search). After a group move, the last unit's.
+    ///
+    /// ```
+    /// use glam::vec2;
+    /// use portalnav::{BakeConfig, Fallback, Level, NavMesh, NavQuery, QueryFilter};
+    ///
+    /// let level = Level::from_json_str(r#"{"walkable": [[[0,0],[40,0],[40,40],[0,40]]],
+    ///     "obstacles": [[[15,15],[25,15],[25,25],[15,25]]]}"#)?;
+    /// let mesh = NavMesh::bake(&level, &BakeConfig::default())?;
+    /// let mut query = NavQuery::new();
+    /// query.set_use_hierarchy(false);
+    /// query.find_path(&mesh, vec2(2.0, 2.0), vec2(38.0, 38.0), &QueryFilter::default())?;
+    /// assert_eq!(query.last_fallback(), Some(Fallback::HierarchyOff));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn last_fallback(&self) -> Option<Fallback> {
+        self.last_fallback
     }
 
     /// Finds a path from `start` to `goal`.
@@ -395,13 +445,17 @@ impl NavQuery {
         filter: &QueryFilter,
         path: &mut Path,
     ) -> Result<(), QueryError> {
-        if self.use_hierarchy
-            && filter.excluded_areas == 0
-            && self.try_hierarchical(mesh, ends, path)
-        {
-            return Ok(());
+        let hierarchical = if !self.use_hierarchy {
+            Err(Fallback::HierarchyOff)
+        } else if filter.excluded_areas != 0 {
+            Err(Fallback::ExcludedAreas)
+        } else {
+            self.try_hierarchical(mesh, ends, path)
+        };
+        if let Err(why) = hierarchical {
+            self.last_fallback = Some(why);
+            self.run_flat(mesh, ends, filter, path, false, self.max_expansions)?;
         }
-        self.run_flat(mesh, ends, filter, path, false, self.max_expansions)?;
         Ok(())
     }
 
@@ -431,6 +485,7 @@ impl NavQuery {
         path: &mut Path,
     ) -> Result<Option<Ends>, QueryError> {
         self.last_expansions = 0;
+        self.last_fallback = None;
         let (start, start_region) = self.resolve(mesh, start, "start", filter.snap_distance)?;
         let (goal, goal_region) = match goal {
             Goal::Point(p) => self.resolve(mesh, p, "goal", filter.snap_distance)?,

@@ -613,7 +613,7 @@ impl PathScheduler {
             if left < hierarchy_worst_case(mesh) {
                 return Ok(Slice::Wait);
             }
-            if q.try_hierarchical(mesh, &ends, &mut self.path) {
+            if q.try_hierarchical(mesh, &ends, &mut self.path).is_ok() {
                 return Ok(Slice::Done);
             }
         }

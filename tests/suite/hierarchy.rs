@@ -3,7 +3,8 @@
 //! turn the hierarchy off.
 
 use portalnav::{
-    BakeConfig, Level, NavMesh, NavPointKind, NavQuery, QueryFilter, Scenario, SearchLevel,
+    BakeConfig, Fallback, Level, NavMesh, NavPointKind, NavQuery, QueryFilter, Scenario,
+    SearchLevel,
 };
 
 use crate::common::{data_dir, movingai_dir};
@@ -124,7 +125,7 @@ fn baked_file_round_trips_with_corridors() {
 
 /// Without corridors the mesh has no hierarchy and every query is flat; a
 /// filter that excludes areas also searches flat (cached corridors ignore
-/// filters).
+/// filters); the query says which of these sent it to the flat search.
 #[test]
 fn hierarchy_can_be_left_out_or_bypassed() {
     let level = Level::from_movingai_file(movingai_dir().join("den520d.map")).unwrap();
@@ -152,10 +153,12 @@ fn hierarchy_can_be_left_out_or_bypassed() {
         .find_path(&mesh, s.start_point(), s.goal_point(), &f)
         .unwrap();
     assert_eq!(long.level(), SearchLevel::NavPoints);
+    assert_eq!(q.last_fallback(), None);
     let plain = q
         .find_path(&flat_mesh, s.start_point(), s.goal_point(), &f)
         .unwrap();
     assert_eq!(plain.level(), SearchLevel::Regions);
+    assert_eq!(q.last_fallback(), Some(Fallback::NoHierarchy));
     let filtered = QueryFilter {
         excluded_areas: 1 << 5,
         ..QueryFilter::default()
@@ -164,11 +167,48 @@ fn hierarchy_can_be_left_out_or_bypassed() {
         .find_path(&mesh, s.start_point(), s.goal_point(), &filtered)
         .unwrap();
     assert_eq!(p.level(), SearchLevel::Regions);
+    assert_eq!(q.last_fallback(), Some(Fallback::ExcludedAreas));
     assert_eq!(
         p.waypoints(),
         plain.waypoints(),
         "same mesh regions, same flat path"
     );
+    q.set_use_hierarchy(false);
+    let off = q
+        .find_path(&mesh, s.start_point(), s.goal_point(), &f)
+        .unwrap();
+    assert_eq!(q.last_fallback(), Some(Fallback::HierarchyOff));
+    assert_eq!(off.waypoints(), plain.waypoints());
+    q.set_use_hierarchy(true);
+    // ends in one cluster, or in two that share a portal: the flat search
+    // by design, and each such scenario is one
+    let near: Vec<_> = scens
+        .iter()
+        .filter(|p| {
+            let region = |at| mesh.locate(at).and_then(|r| mesh.region_cluster(r));
+            let (a, b) = (region(p.start_point()), region(p.goal_point()));
+            a.is_some() && a == b
+        })
+        .take(20)
+        .collect();
+    assert!(!near.is_empty());
+    for p in near {
+        let path = q
+            .find_path(&mesh, p.start_point(), p.goal_point(), &f)
+            .unwrap();
+        match path.level() {
+            SearchLevel::SameRegion => assert_eq!(q.last_fallback(), None),
+            level => {
+                assert_eq!(level, SearchLevel::Regions);
+                assert_eq!(q.last_fallback(), Some(Fallback::NearClusters));
+            }
+        }
+    }
+    // a query that ends in an error leaves no reason behind
+    assert!(q
+        .find_path(&mesh, glam::vec2(-5.0, -5.0), s.goal_point(), &f)
+        .is_err());
+    assert_eq!(q.last_fallback(), None);
 }
 
 /// Every region has a cluster, clusters stay near the configured size (or
