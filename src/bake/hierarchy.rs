@@ -17,6 +17,7 @@ use glam::Vec2;
 
 use crate::fxmap::FxHashMap;
 use crate::level::NavPoint;
+pub(crate) use crate::mesh::hierarchy::MAX_CLUSTER_SIZE;
 use crate::mesh::hierarchy::{
     crossings_budget, Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint, NavNode,
     NavPointKind, NO_STEP,
@@ -30,6 +31,7 @@ use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, Searc
 /// regions, with the same nav nodes and leg points, gets the same leg
 /// tables (the searches behind them stay inside the cluster), so they are
 /// copied, their crossings renumbered, instead of searched again.
+#[derive(Clone, Copy)]
 pub(crate) struct Previous<'a> {
     pub tables: &'a Tables,
     pub hierarchy: &'a HierarchyData,
@@ -40,8 +42,9 @@ pub(crate) struct Previous<'a> {
 
 /// Builds the hierarchy of a baked mesh, with its derived tables, or `None`
 /// when it would cost more than its budgets allow (see [`within_budget`]).
-/// Designer points off the mesh are skipped. `cluster_size` is in
-/// `2..=MAX_CLUSTER_SIZE` (the caller checks).
+/// Designer points off the mesh are skipped. Clusters aim for `aim`
+/// regions, one of [`cluster_sizes`] of the configured `cluster_size`; both
+/// are in `2..=MAX_CLUSTER_SIZE` (the caller checks).
 ///
 /// With `table` at [`Table::Deferred`] (a runtime edit) a hierarchy that
 /// gets the all-pairs table is marked as having one (so it saves the same
@@ -50,13 +53,13 @@ pub(crate) struct Previous<'a> {
 pub(crate) fn build(
     mesh: &NavMesh,
     designer: &[NavPoint],
-    (cluster_size, wide_portal): (u32, f32),
+    (cluster_size, aim, wide_portal): (u32, u32, f32),
     previous: Option<Previous<'_>>,
     table: Table,
 ) -> Option<(HierarchyData, HierarchyTables)> {
     let started = Instant::now();
     let t = &mesh.tables;
-    let (region_cluster, clusters) = partition(t, cluster_size);
+    let (region_cluster, clusters) = partition(t, aim);
 
     // nav nodes: the samples of boundary portals in portal order, then designer points
     let mut nodes = Vec::new();
@@ -143,6 +146,7 @@ pub(crate) fn build(
 
     h.stats = HierarchyStats {
         clusters,
+        cluster_aim: aim,
         nav_nodes: h.nodes.len() as u32,
         corridors: h.corridors.len() as u32,
         crossings: h.crossings.len() as u32,
@@ -216,10 +220,37 @@ fn portal_samples([l, r]: [Vec2; 2], wide: f32) -> impl Iterator<Item = Vec2> {
     std::iter::once(mid).chain(ends.into_iter().flatten())
 }
 
-/// Largest [`crate::BakeConfig::cluster_size`]: the matching grows clusters
-/// to twice the size at most (dead ends to [`DEAD_END_GROWTH`] times), and
-/// a leg table holds a cluster's leg points times its nav nodes.
-pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
+/// Clusters a hierarchy shrinks its clusters to have, on a mesh of fewer
+/// than this many times [`crate::BakeConfig::cluster_size`] regions
+/// ([`cluster_sizes`]). Two ends in one cluster or in neighbouring ones are
+/// the flat search's: with k clusters of d neighbours each, about
+/// (1 + d) / k of all pairs of ends are. With 64-region clusters, the wide
+/// set's 64room_003, AR0316SR and den203d sent 96%, 66% and 100% of their
+/// scenarios to the flat search (BENCHMARKS.md, session 21).
+pub(crate) const MIN_CLUSTERS: u32 = 64;
+
+/// The smallest clusters [`MIN_CLUSTERS`] shrinks them to, in regions: the
+/// smaller a cluster, the more boundary crossings a route makes at sampled
+/// points, and the further its path can be from the optimum. On random
+/// grids (the hostile-input issue's campaign) 8-region clusters gave 7 paths
+/// over the octile optimum in 0.83 million, 16 one in 0.41 million, 24 and
+/// 32 none; on the wide set at stride 1, a floor of 16 took Milan_1_256's
+/// worst path from 1.009 to 1.022 times polyanya's, 32 to 1.013 (16 also
+/// gave AR0012SR and AR0702SR hierarchies within the byte bound, 32 does
+/// not; BENCHMARKS.md, session 21).
+pub(crate) const SHRUNK_CLUSTER_FLOOR: u32 = 32;
+
+/// The cluster sizes a hierarchy is built with, in the order they are
+/// tried, for `cluster_size` on a mesh of `regions` regions: first shrunk
+/// so that the mesh has about [`MIN_CLUSTERS`] clusters (never below
+/// [`SHRUNK_CLUSTER_FLOOR`] nor above `cluster_size`), then, if that is
+/// smaller and its hierarchy breaks a budget, `cluster_size` itself. The
+/// same on bake, derivation and edit: a function of the mesh and config.
+pub(crate) fn cluster_sizes(cluster_size: u32, regions: usize) -> impl Iterator<Item = u32> {
+    let per_cluster = u32::try_from(regions / MIN_CLUSTERS as usize).unwrap_or(u32::MAX);
+    let shrunk = cluster_size.min(per_cluster.max(SHRUNK_CLUSTER_FLOOR));
+    std::iter::once(shrunk).chain((shrunk < cluster_size).then_some(cluster_size))
+}
 
 /// How far past `cluster_size` a cluster may grow by taking in dead ends
 /// ([`Clusters::dead_ends`]: clusters of at most a quarter of the size with
@@ -1009,11 +1040,74 @@ mod tests {
     use super::*;
     use crate::{BakeConfig, Grid, NavMesh};
 
-    /// The bundled den520d map, baked with the defaults (79 nav nodes, so
-    /// it has the all-pairs table).
+    /// The bundled den520d map, baked with the defaults (713 regions, so
+    /// clusters aim for 32 of them; it has the all-pairs table).
     fn den520d() -> NavMesh {
         let level = crate::test_data::bundled_level("maps/den520d.map");
         NavMesh::bake(&level, &BakeConfig::default()).expect("bakes")
+    }
+
+    /// Meshes of fewer than 64 clusters' worth of regions try smaller
+    /// clusters first, never below the floor nor above the configured size.
+    #[test]
+    fn small_meshes_try_smaller_clusters_first() {
+        let sizes = |size, regions| cluster_sizes(size, regions).collect::<Vec<_>>();
+        assert_eq!(sizes(64, 100), [32, 64]);
+        assert_eq!(sizes(64, 713), [32, 64]);
+        assert_eq!(sizes(64, 2_047), [32, 64]);
+        assert_eq!(sizes(64, 2_176), [34, 64]);
+        assert_eq!(sizes(64, 4_095), [63, 64]);
+        assert_eq!(sizes(64, 4_096), [64]);
+        assert_eq!(sizes(64, 1_000_000), [64]);
+        assert_eq!(sizes(32, 100), [32]);
+        assert_eq!(sizes(16, 100), [16]);
+        assert_eq!(sizes(3, 100), [3]);
+        assert_eq!(sizes(1024, 20_000), [312, 1024]);
+    }
+
+    /// den520d's shrunk clusters keep its hierarchy within the default byte
+    /// bound; under a bound the shrunk hierarchy breaks, the bake tries the
+    /// configured size, and keeps it if that one fits, else none.
+    #[test]
+    fn a_shrunk_hierarchy_over_its_budget_falls_back_to_the_configured_size() {
+        let mesh = den520d();
+        let stats = mesh.hierarchy_stats().expect("hierarchy").clone();
+        assert_eq!(stats.cluster_aim, SHRUNK_CLUSTER_FLOOR);
+        let rest = {
+            let mut data = mesh.data.clone();
+            data.hierarchy = None;
+            postcard::serialize_with_flavor(&data, postcard::ser_flavors::Size::default())
+                .expect("sized") as f64
+        };
+        let sizes = (64, 64, crate::bake::DEFAULT_WIDE_PORTAL);
+        let configured = build(&mesh, &[], sizes, None, Table::Now)
+            .expect("builds")
+            .0;
+        assert!(
+            stats.clusters > configured.stats.clusters,
+            "{} clusters against {}",
+            stats.clusters,
+            configured.stats.clusters
+        );
+        let configured = configured.stats.bytes as f64;
+        let (shrunk, configured) = (stats.bytes as f64 / rest, configured / rest);
+        // here the configured clusters take fewer bytes (2.39 against 2.51
+        // times the rest of the file), so each outcome has a bound
+        assert!(configured < shrunk, "{configured} against {shrunk}");
+        let level = crate::test_data::bundled_level("maps/den520d.map");
+        for (bound, aim) in [
+            (shrunk * 1.001, Some(SHRUNK_CLUSTER_FLOOR)),
+            ((configured + shrunk) / 2.0, Some(64)),
+            (configured * 0.999, None),
+        ] {
+            let config = BakeConfig {
+                max_hierarchy_ratio: bound as f32,
+                ..BakeConfig::default()
+            };
+            let baked = NavMesh::bake(&level, &config).expect("bakes");
+            let got = baked.hierarchy_stats().map(|s| s.cluster_aim);
+            assert_eq!(got, aim, "bound {bound}");
+        }
     }
 
     #[test]

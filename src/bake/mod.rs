@@ -53,7 +53,10 @@ pub struct BakeConfig {
     /// Largest cluster of the hierarchy, in regions (2..=1024; the second
     /// merge phase lets small pockets take a cluster up to twice this).
     /// Larger clusters mean fewer nav points but longer leg tables and more
-    /// corridors.
+    /// corridors. A mesh of fewer than 64 times this many regions aims for
+    /// smaller clusters (regions / 64, at least 32) so that it has about 64
+    /// and long queries use the hierarchy, unless that hierarchy breaks a
+    /// budget ([`crate::HierarchyStats::cluster_aim`] says which size it got).
     pub cluster_size: u32,
     /// Portals wider than this (world units) get nav points and leg-table
     /// points next to both ends as well as at the middle: paths that wrap a
@@ -403,13 +406,6 @@ fn finish(
                 regions: &kept.regions,
             })
         });
-        let h = hierarchy::build(
-            &mesh,
-            &level.nav_points,
-            (config.cluster_size, config.wide_portal),
-            previous,
-            table,
-        );
         // a level with nav points asked for their cached corridors: it keeps
         // them; any other keeps a hierarchy within a multiple of the bytes of
         // the rest of the file (serialised only when there is one to weigh)
@@ -421,16 +417,29 @@ fn finish(
                     .unwrap_or(0);
             h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest as f64
         };
-        match h {
-            Some(built) if !asked && !within(&built) => {
-                // a tiled mesh keeps it aside for its next edit
-                if config.tile_size.is_some() {
+        // the first size whose hierarchy keeps within its budgets
+        let (mut kept, mut over) = (None, None);
+        for aim in hierarchy::cluster_sizes(config.cluster_size, mesh.region_count()) {
+            let sizes = (config.cluster_size, aim, config.wide_portal);
+            match hierarchy::build(&mesh, &level.nav_points, sizes, previous, table) {
+                Some(built) if !asked && !within(&built) => over = Some(built),
+                Some(built) => {
+                    kept = Some(built);
+                    break;
+                }
+                None => {}
+            }
+        }
+        match kept {
+            Some((h, tables)) => mesh.set_hierarchy_with(h, tables),
+            None => {
+                // a tiled mesh keeps the last one over its byte bound aside
+                // for its next edit
+                if let Some(built) = over.filter(|_| config.tile_size.is_some()) {
                     mesh.unkept = Some(Box::new(built.0));
                 }
                 mesh.set_hierarchy(None);
             }
-            Some((h, tables)) => mesh.set_hierarchy_with(h, tables),
-            None => mesh.set_hierarchy(None),
         }
     }
     mesh.succession = succession.map(|(_, kept)| kept);

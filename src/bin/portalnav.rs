@@ -451,6 +451,7 @@ fn run_bake(
         let hierarchy = mesh.hierarchy_stats().map(|h| {
             json!({
                 "clusters": h.clusters,
+                "cluster_aim": h.cluster_aim,
                 "nav_nodes": h.nav_nodes,
                 "corridors": h.corridors,
                 "crossings": h.crossings,
@@ -491,8 +492,9 @@ fn run_bake(
     );
     match mesh.hierarchy_stats() {
         Some(h) => eprintln!(
-            "hierarchy: {} clusters, {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {}all-pairs table, {} bytes ({:.2}x the file without it), built in {:.1} ms",
+            "hierarchy: {} clusters (aiming for {} regions each), {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {}all-pairs table, {} bytes ({:.2}x the file without it), built in {:.1} ms",
             h.clusters,
+            h.cluster_aim,
             h.nav_nodes,
             h.corridors,
             h.crossings,

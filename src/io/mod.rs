@@ -19,7 +19,7 @@ use crate::mesh::{MeshData, NavMesh};
 
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.
@@ -229,7 +229,7 @@ mod tests {
         assert!(!h.corridors.is_empty() && !h.nodes.is_empty());
         let good = encode(&mesh.data).unwrap();
         assert!(NavMesh::from_bytes(&good).is_ok());
-        let breakages: [Breakage; 12] = [
+        let breakages: [Breakage; 15] = [
             // the corridors are derived from the leg tables: a nav node
             // that stands on none of its cluster's points cannot have them
             ("nav node off its point", |h| h.nodes[0].at.x += 0.25),
@@ -256,6 +256,13 @@ mod tests {
                 h.landmark_dist.clear();
             }),
             ("node side", |h| h.nodes[0].regions.swap(0, 1)),
+            // a query's refinement budget is 12 times the aim: a huge one
+            // would overflow it
+            ("cluster aim", |h| h.stats.cluster_aim = u32::MAX),
+            ("cluster aim above the size", |h| {
+                h.stats.cluster_aim = h.cluster_size + 1;
+            }),
+            ("cluster size", |h| h.cluster_size = 0),
         ];
         // a portal index out of range would send the derived tables out of bounds
         let mut data = mesh.data.clone();

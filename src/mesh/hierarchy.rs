@@ -48,6 +48,12 @@ pub(crate) fn crossings_budget(regions: usize) -> u64 {
 /// Most landmarks a hierarchy may carry (the bake uses 16).
 pub(crate) const MAX_LANDMARKS: usize = 64;
 
+/// Largest [`crate::BakeConfig::cluster_size`], checked on bake and load:
+/// the matching grows clusters to twice the size at most (dead ends to 16
+/// times, `bake::hierarchy::DEAD_END_GROWTH`), and a leg table holds a
+/// cluster's leg points times its nav nodes.
+pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
+
 /// Most nav nodes for which the hierarchy has the all-pairs L2 table
 /// ([`HierarchyData::l2_table`]): it costs a search from every node on bake
 /// and on load (rows on rayon's threads), and 6 bytes per ordered pair in
@@ -244,6 +250,10 @@ pub(crate) struct Corridor {
 pub struct HierarchyStats {
     /// Clusters the regions were partitioned into.
     pub clusters: u32,
+    /// Regions per cluster the partition aimed for: the configured
+    /// [`crate::BakeConfig::cluster_size`], or less on a small mesh, so that
+    /// it has enough clusters for long queries to use the hierarchy.
+    pub cluster_aim: u32,
     /// L2 nodes: samples of portals between clusters plus designer nav points.
     pub nav_nodes: u32,
     /// Cached corridors (L2 edges).
@@ -270,7 +280,10 @@ pub struct HierarchyStats {
 /// The hierarchy as stored in the baked file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct HierarchyData {
-    /// Largest cluster the bake aimed for, in regions.
+    /// The configured cluster size ([`crate::BakeConfig::cluster_size`]),
+    /// which a mesh derived for another radius is baked with again; the
+    /// partition aimed for `stats.cluster_aim`, this or on a small mesh less
+    /// (`bake::hierarchy::cluster_sizes`).
     pub cluster_size: u32,
     /// Cluster of each dense region.
     pub region_cluster: Vec<u32>,
@@ -369,6 +382,18 @@ impl HierarchyData {
         regions: usize,
     ) -> Result<(), HierarchyError> {
         let portals = portal_regions.len();
+        let sizes = 2..=MAX_CLUSTER_SIZE;
+        if !sizes.contains(&self.cluster_size)
+            || !(2..=self.cluster_size).contains(&self.stats.cluster_aim)
+        {
+            return fail(
+                "clusters",
+                format!(
+                    "cluster sizes {} (aimed for {}) are not in {sizes:?} with the aim at most the size",
+                    self.cluster_size, self.stats.cluster_aim
+                ),
+            );
+        }
         if self.region_cluster.len() != regions {
             return fail(
                 "clusters",

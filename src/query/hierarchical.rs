@@ -375,7 +375,7 @@ impl NavQuery {
 pub(super) const REFINED_ROUTE_CLUSTERS: u32 = 3;
 
 /// Expansions per region of the refined clusters (counted as twice
-/// `cluster_size` regions each, what the matching makes at most; a cluster
+/// the clusters' aim in regions each, what the matching makes at most; a cluster
 /// grown by dead ends holds more, and its refinement may run out) that the
 /// refinement may make: a cap on its
 /// worst case, which the scheduler must be able to budget for, well above
@@ -385,7 +385,7 @@ const REFINE_EXPANSIONS_PER_REGION: u32 = 2;
 
 /// Most expansions [`NavQuery::refine`] makes on `h`.
 pub(super) fn refine_budget(h: &HierarchyData) -> u32 {
-    REFINED_ROUTE_CLUSTERS * 2 * h.cluster_size * REFINE_EXPANSIONS_PER_REGION
+    REFINED_ROUTE_CLUSTERS * 2 * h.stats.cluster_aim * REFINE_EXPANSIONS_PER_REGION
 }
 
 /// The live legs between `p` (in dense region `region`) and every nav node of

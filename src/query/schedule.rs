@@ -382,7 +382,7 @@ impl PathScheduler {
     /// hierarchy was tried and left nothing for the flat search). The
     /// hierarchy is used only in ticks whose budget covers its worst case
     /// (the mesh's nav-node count plus 2, plus the cap on refining a short
-    /// route: 12 times the bake's `cluster_size`); with smaller budgets
+    /// route: 12 times the clusters' aim, `HierarchyStats::cluster_aim`); with smaller budgets
     /// every request takes the flat search. A
     /// request in flight when the mesh is replaced (an edit) starts again on
     /// the new one.

@@ -224,7 +224,13 @@ fn clusters_and_boundary_nav_points_are_consistent() {
         };
         let mesh = NavMesh::bake(&level, &config).unwrap();
         mesh.validate().unwrap();
-        let clusters = mesh.hierarchy_stats().unwrap().clusters as usize;
+        let stats = mesh.hierarchy_stats().unwrap();
+        let clusters = stats.clusters as usize;
+        // a mesh of fewer than 64 clusters' worth of regions aims lower
+        // (never below 32), so that it has about 64 clusters
+        let regions = mesh.region_count() as u32;
+        assert_eq!(stats.cluster_aim, size.min((regions / 64).max(32)));
+        let size = stats.cluster_aim;
         let mut count = vec![0u32; clusters];
         for (key, _) in mesh.regions() {
             count[mesh.region_cluster(key).unwrap() as usize] += 1;
