@@ -240,25 +240,26 @@ pub(crate) const MIN_CLUSTERS: u32 = 64;
 /// not; BENCHMARKS.md, session 21).
 pub(crate) const SHRUNK_CLUSTER_FLOOR: u32 = 32;
 
-/// The cluster sizes a hierarchy is built with, in the order they are
-/// tried, for `cluster_size` on a mesh of `regions` regions: first shrunk
-/// so that the mesh has about [`MIN_CLUSTERS`] clusters (never below
-/// [`SHRUNK_CLUSTER_FLOOR`] nor above `cluster_size`), then, if that is
-/// smaller and its hierarchy breaks a budget, `cluster_size` itself. The
-/// same on bake, derivation and edit: a function of the mesh and config.
+/// The cluster sizes (aims) a hierarchy is built with, in the order they
+/// are tried, for `cluster_size` on a mesh of `regions` regions: first
+/// regions / [`MIN_CLUSTERS`], never below [`SHRUNK_CLUSTER_FLOOR`] nor
+/// above `cluster_size` (so about 64 clusters from 2,048 regions to 64
+/// times `cluster_size`, fewer below 2,048), then, if that is smaller and
+/// its hierarchy breaks a budget, `cluster_size` itself. The same on bake,
+/// derivation and edit: a function of the mesh and config.
 pub(crate) fn cluster_sizes(cluster_size: u32, regions: usize) -> impl Iterator<Item = u32> {
     let per_cluster = u32::try_from(regions / MIN_CLUSTERS as usize).unwrap_or(u32::MAX);
     let shrunk = cluster_size.min(per_cluster.max(SHRUNK_CLUSTER_FLOOR));
     std::iter::once(shrunk).chain((shrunk < cluster_size).then_some(cluster_size))
 }
 
-/// How far past `cluster_size` a cluster may grow by taking in dead ends
+/// How far past its aim ([`cluster_sizes`]) a cluster may grow by taking in dead ends
 /// ([`Clusters::dead_ends`]: clusters of at most a quarter of the size with
 /// one neighbouring cluster). A dead end adds leg points to its neighbour's
 /// leg tables but no nav node, and takes its own nav points and their
 /// corridors away, so the tables stay about as large; the factor bounds
 /// how much larger one cluster's explorations get. (A query's refinement
-/// of a short route keeps its budget, set by `cluster_size`: through a
+/// of a short route keeps its budget, set by the aim: through a
 /// grown cluster it can run out and keep the stitched corridor.)
 /// Measured (BENCHMARKS.md, session 16): an open street of an eroded
 /// Berlin_0_512 collects a few hundred pockets: at radius 0.45 the matching
@@ -1464,16 +1465,15 @@ mod tests {
             cache.mesh().hierarchy_stats().is_none(),
             "over its bound at tile 32"
         );
-        assert!(cache.mesh().unkept.is_some());
+        assert!(!cache.mesh().unkept.is_empty());
         cache
             .apply(&[Edit::Add(building(70.0, 60.0))])
             .expect("edit");
         let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
-        let bytes =
-            |mesh: &NavMesh| postcard::to_allocvec(mesh.unkept.as_deref().unwrap()).unwrap();
+        let bytes = |mesh: &NavMesh| postcard::to_allocvec(&mesh.unkept).unwrap();
         assert_eq!(bytes(cache.mesh()), bytes(fresh.mesh()));
         assert!(
-            cache.into_mesh().unkept.is_none(),
+            cache.into_mesh().unkept.is_empty(),
             "not carried out of the cache"
         );
     }

@@ -50,13 +50,16 @@ pub struct BakeConfig {
     /// that the leg tables grow with their square (a hub region with
     /// thousands of neighbours).
     pub corridors: bool,
-    /// Largest cluster of the hierarchy, in regions (2..=1024; the second
-    /// merge phase lets small pockets take a cluster up to twice this).
-    /// Larger clusters mean fewer nav points but longer leg tables and more
+    /// Regions per cluster of the hierarchy (2..=1024; the second merge
+    /// phase lets small pockets take a cluster up to twice this). Larger
+    /// clusters mean fewer nav points but longer leg tables and more
     /// corridors. A mesh of fewer than 64 times this many regions aims for
-    /// smaller clusters (regions / 64, at least 32) so that it has about 64
-    /// and long queries use the hierarchy, unless that hierarchy breaks a
-    /// budget ([`crate::HierarchyStats::cluster_aim`] says which size it got).
+    /// smaller clusters, regions / 64 but never below 32 nor above this, so
+    /// that long queries use the hierarchy (a mesh of 2,048 regions or more
+    /// gets about 64 clusters), unless that hierarchy breaks a budget;
+    /// [`crate::HierarchyStats::cluster_aim`] says which size it got. The
+    /// byte bound does not apply to a level with nav points: it keeps the
+    /// first hierarchy built if none is within the bound.
     pub cluster_size: u32,
     /// Portals wider than this (world units) get nav points and leg-table
     /// points next to both ends as well as at the middle: paths that wrap a
@@ -399,47 +402,66 @@ fn finish(
     };
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
     if config.corridors {
-        let previous = succession.as_ref().and_then(|(old, kept)| {
+        // the old mesh's hierarchies, kept or dropped for their bytes: an
+        // attempt takes leg tables from the one of its own aim
+        let previous = |aim: u32| {
+            let (old, kept) = succession.as_ref()?;
+            let mut built = old.data.hierarchy.iter().chain(&old.unkept);
+            let hierarchy = built
+                .find(|h| h.stats.cluster_aim == aim)
+                .or_else(|| old.data.hierarchy.as_ref().or(old.unkept.first()))?;
             Some(hierarchy::Previous {
                 tables: &old.tables,
-                hierarchy: old.data.hierarchy.as_ref().or(old.unkept.as_deref())?,
+                hierarchy,
                 regions: &kept.regions,
             })
-        });
+        };
         // a level with nav points asked for their cached corridors: it keeps
         // them; any other keeps a hierarchy within a multiple of the bytes of
-        // the rest of the file (serialised only when there is one to weigh)
+        // the rest of the file (measured, not written: no copy of the file
+        // in memory)
         let asked = !level.nav_points.is_empty();
-        let within = |(h, _): &(crate::mesh::hierarchy::HierarchyData, _)| {
-            // measured, not written: no copy of the file in memory
-            let rest =
-                postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
-                    .unwrap_or(0);
-            h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest as f64
+        let rest =
+            postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
+                .unwrap_or(0) as f64;
+        let within = |h: &crate::mesh::hierarchy::HierarchyData| {
+            h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest
         };
-        // the first size whose hierarchy keeps within its budgets
-        let (mut kept, mut over) = (None, None);
+        // the first size whose hierarchy keeps within its budgets; each
+        // attempt leaves the all-pairs table for later, as only the one
+        // kept needs it
+        let (mut kept, mut dropped) = (None, Vec::new());
         for aim in hierarchy::cluster_sizes(config.cluster_size, mesh.region_count()) {
             let sizes = (config.cluster_size, aim, config.wide_portal);
-            match hierarchy::build(&mesh, &level.nav_points, sizes, previous, table) {
-                Some(built) if !asked && !within(&built) => over = Some(built),
-                Some(built) => {
+            let deferred = hierarchy::Table::Deferred;
+            match hierarchy::build(&mesh, &level.nav_points, sizes, previous(aim), deferred) {
+                Some(built) if within(&built.0) => {
                     kept = Some(built);
                     break;
                 }
+                Some(built) => dropped.push(built),
                 None => {}
             }
         }
+        // with nav points, the first one built whatever its bytes
+        if kept.is_none() && asked && !dropped.is_empty() {
+            kept = Some(dropped.remove(0));
+        }
         match kept {
-            Some((h, tables)) => mesh.set_hierarchy_with(h, tables),
-            None => {
-                // a tiled mesh keeps the last one over its byte bound aside
-                // for its next edit
-                if let Some(built) = over.filter(|_| config.tile_size.is_some()) {
-                    mesh.unkept = Some(Box::new(built.0));
+            Some((mut h, tables)) => {
+                if table == hierarchy::Table::Now && h.stats.all_pairs_table {
+                    let started = Instant::now();
+                    h.compute_table(&tables);
+                    h.stats.bake_ms += started.elapsed().as_secs_f64() * 1e3;
                 }
-                mesh.set_hierarchy(None);
+                mesh.set_hierarchy_with(h, tables);
             }
+            None => mesh.set_hierarchy(None),
+        }
+        // a tiled mesh keeps the ones over its byte bound aside for its
+        // next edit
+        if config.tile_size.is_some() {
+            mesh.unkept = dropped.into_iter().map(|(h, _)| h).collect();
         }
     }
     mesh.succession = succession.map(|(_, kept)| kept);

@@ -592,8 +592,8 @@ impl TileCache {
         let table = self.table.take();
         let mut mesh = Arc::try_unwrap(self.mesh).unwrap_or_else(|shared| (*shared).clone());
         install(&mut mesh, table);
-        // only the next edit would have used it
-        mesh.unkept = None;
+        // only the next edit would have used them
+        mesh.unkept = Vec::new();
         mesh
     }
 
@@ -1082,7 +1082,7 @@ impl<'a> TiledDerivation<'a> {
         )
         .map(|mut mesh| {
             // carried to the next edit by deriving afresh, never from it
-            mesh.unkept = None;
+            mesh.unkept = Vec::new();
             mesh
         })
     }
@@ -1362,33 +1362,38 @@ pub(crate) mod tests {
         ]
     }
 
-    /// The next edit really takes leg tables from a hierarchy dropped for
-    /// its bytes: tampered with, they show up in what the edit builds.
+    /// The next edit really takes leg tables from the hierarchies dropped
+    /// for their bytes, each attempt from the one of its own cluster aim:
+    /// tampered with, they show up in what the edit builds.
     #[test]
     fn an_edit_takes_leg_tables_from_the_unkept_hierarchy() {
         let (level, config) = den520d_tiled(32.0);
-        let costs = |cache: &TileCache| cache.mesh().unkept.as_ref().unwrap().leg_cost.clone();
+        // every aim tried was over the bound: each attempt takes the tables
+        // of its own aim
+        let costs = |cache: &TileCache| -> Vec<Vec<f32>> {
+            let unkept = &cache.mesh().unkept;
+            assert_eq!(unkept.len(), 2, "both aims dropped for their bytes");
+            unkept.iter().map(|h| h.leg_cost.clone()).collect()
+        };
         let mut honest = TileCache::new(&level, &config).expect("bakes");
         let mut tampered = TileCache::new(&level, &config).expect("bakes");
         let mesh = Arc::get_mut(&mut tampered.mesh).expect("no handle out");
-        for c in &mut mesh
-            .unkept
-            .as_mut()
-            .expect("dropped for its bytes")
-            .leg_cost
-        {
-            *c += 1.0;
+        for h in &mut mesh.unkept {
+            for c in &mut h.leg_cost {
+                *c += 1.0;
+            }
         }
         for cache in [&mut honest, &mut tampered] {
             cache.add_obstacle(&building(70.0, 60.0)).expect("edit");
         }
-        let (a, b) = (costs(&honest), costs(&tampered));
-        assert_eq!(a.len(), b.len());
-        let reused = a.iter().zip(&b).filter(|(x, y)| x != y).count();
-        assert!(
-            reused > a.len() / 2,
-            "{reused} of {} entries taken",
-            a.len()
-        );
+        for (a, b) in costs(&honest).iter().zip(&costs(&tampered)) {
+            assert_eq!(a.len(), b.len());
+            let reused = a.iter().zip(b).filter(|(x, y)| x != y).count();
+            assert!(
+                reused > a.len() / 2,
+                "{reused} of {} entries taken",
+                a.len()
+            );
+        }
     }
 }

@@ -229,7 +229,7 @@ mod tests {
         assert!(!h.corridors.is_empty() && !h.nodes.is_empty());
         let good = encode(&mesh.data).unwrap();
         assert!(NavMesh::from_bytes(&good).is_ok());
-        let breakages: [Breakage; 15] = [
+        let breakages: [Breakage; 17] = [
             // the corridors are derived from the leg tables: a nav node
             // that stands on none of its cluster's points cannot have them
             ("nav node off its point", |h| h.nodes[0].at.x += 0.25),
@@ -262,7 +262,9 @@ mod tests {
             ("cluster aim above the size", |h| {
                 h.stats.cluster_aim = h.cluster_size + 1;
             }),
+            ("cluster aim below 2", |h| h.stats.cluster_aim = 1),
             ("cluster size", |h| h.cluster_size = 0),
+            ("cluster size above the largest", |h| h.cluster_size = 2048),
         ];
         // a portal index out of range would send the derived tables out of bounds
         let mut data = mesh.data.clone();

@@ -261,11 +261,12 @@ pub struct NavMesh {
     /// the older mesh's regions this one kept unchanged, so a follower can
     /// keep its corridor without walking its path again.
     pub(crate) succession: Option<Succession>,
-    /// On a tiled mesh whose hierarchy went over its byte bound and was
-    /// dropped: that hierarchy, kept only so the next runtime edit can take
-    /// the leg tables of the clusters it leaves alone (as it does from a
-    /// hierarchy the mesh kept). Never used by queries, never saved.
-    pub(crate) unkept: Option<Box<hierarchy::HierarchyData>>,
+    /// On a tiled mesh: the hierarchies its bake or last edit built and
+    /// dropped for going over the byte bound (one per cluster aim tried),
+    /// kept only so the next runtime edit can take the leg tables of the
+    /// clusters it leaves alone (as it does from a hierarchy the mesh kept).
+    /// Never used by queries, never saved.
+    pub(crate) unkept: Vec<hierarchy::HierarchyData>,
     /// Meshes for wider agents derived from this one ([`NavMesh::for_radius`]).
     pub(crate) sized: SizedCache,
 }
@@ -360,7 +361,7 @@ impl NavMesh {
             serial: 0,
             succession: None,
             sized: SizedCache::default(),
-            unkept: None,
+            unkept: Vec::new(),
         };
         mesh.set_hierarchy(hierarchy);
         mesh

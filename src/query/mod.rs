@@ -106,7 +106,8 @@ pub enum Fallback {
     /// Start and goal lie in one cluster or in two neighbouring ones: the
     /// flat search is the query there, by design.
     NearClusters,
-    /// The start's or the goal's cluster has no nav node to leave by.
+    /// The start or the goal has no live leg to any nav node of its
+    /// cluster (none there, or none it reaches inside the cluster).
     NoNavNodes,
     /// The search over the nav nodes found no route within the query's
     /// budget (or none: the ends are joined only through regions the
@@ -349,9 +350,13 @@ impl NavQuery {
     }
 
     /// Why the last query was answered by the flat search rather than the
-    /// hierarchy; `None` when it was not (the hierarchy answered it, or it
-    /// needed no search: a straight line within one region, or an error
-    /// before any search). After a group move, the last unit's.
+    /// hierarchy (also when the flat search then failed); `None` when it
+    /// was not (the hierarchy answered it, or it needed no search: a
+    /// straight line within one region, or an error before any search).
+    /// The first reason that applies, in the order `HierarchyOff`,
+    /// `ExcludedAreas`, then the hierarchy's own. After a group move, the
+    /// reason of the unit answered last (units are answered in an order of
+    /// their own, not the list's).
     ///
     /// ```
     /// use glam::vec2;
