@@ -31,7 +31,6 @@ use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, Searc
 /// regions, with the same nav nodes and leg points, gets the same leg
 /// tables (the searches behind them stay inside the cluster), so they are
 /// copied, their crossings renumbered, instead of searched again.
-#[derive(Clone, Copy)]
 pub(crate) struct Previous<'a> {
     pub tables: &'a Tables,
     pub hierarchy: &'a HierarchyData,
