@@ -211,6 +211,33 @@ fn hierarchy_can_be_left_out_or_bypassed() {
     assert_eq!(q.last_fallback(), None);
 }
 
+/// On a hierarchy searched rather than tabled (Aurora in clusters of 16:
+/// more nav nodes than a table may have), a query whose budget the search
+/// over the nav nodes runs out of says so, and goes to the flat search.
+#[test]
+fn a_search_over_nav_nodes_out_of_budget_is_a_fallback() {
+    let level = Level::from_movingai_file(movingai_dir().join("Aurora.map")).unwrap();
+    let config = BakeConfig {
+        cluster_size: 16,
+        ..BakeConfig::default()
+    };
+    let mesh = NavMesh::bake(&level, &config).unwrap();
+    let stats = mesh.hierarchy_stats().unwrap();
+    assert!(!stats.all_pairs_table, "{} nav nodes", stats.nav_nodes);
+    let scens = Scenario::load_file(movingai_dir().join("Aurora.map.scen")).unwrap();
+    let s = scens.last().unwrap(); // the longest problem
+    let f = QueryFilter::default();
+    let mut q = NavQuery::new();
+    let path = q
+        .find_path(&mesh, s.start_point(), s.goal_point(), &f)
+        .unwrap();
+    assert_eq!(path.level(), SearchLevel::NavPoints);
+    assert_eq!(q.last_fallback(), None);
+    q.set_max_expansions(3);
+    let _ = q.find_path(&mesh, s.start_point(), s.goal_point(), &f);
+    assert_eq!(q.last_fallback(), Some(Fallback::NoRoute));
+}
+
 /// Every region has a cluster, clusters stay near their aim (or grew by
 /// dead ends, and no small dead end is left), and each boundary nav point
 /// sits on a portal between two different clusters.
