@@ -45,16 +45,15 @@ pub(crate) struct Previous<'a> {
 /// regions, one of [`cluster_sizes`] of the configured `cluster_size`; both
 /// are in `2..=MAX_CLUSTER_SIZE` (the caller checks).
 ///
-/// With `table` at [`Table::Deferred`] (a runtime edit) a hierarchy that
-/// gets the all-pairs table is marked as having one (so it saves the same
-/// bytes and carries no landmarks, as a fresh bake) but its rows are left
-/// to `TileCache::refresh_table`; queries search L2 until then.
+/// A hierarchy that gets the all-pairs table is marked as having one (so
+/// it saves the same bytes and carries no landmarks) but its rows are left
+/// to the caller: a bake computes them for the hierarchy it keeps, an edit
+/// leaves them to `TileCache::refresh_table` (queries search L2 until then).
 pub(crate) fn build(
     mesh: &NavMesh,
     designer: &[NavPoint],
     (cluster_size, aim, wide_portal): (u32, u32, f32),
     previous: Option<Previous<'_>>,
-    table: Table,
 ) -> Option<(HierarchyData, HierarchyTables)> {
     let started = Instant::now();
     let t = &mesh.tables;
@@ -135,10 +134,7 @@ pub(crate) fn build(
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, designer.len());
     // landmarks serve the L2 search, which a table replaces
-    let tabled = match table {
-        Table::Now => h.compute_table(&ht),
-        Table::Deferred => TableBuild::new(&h, &ht).is_some(),
-    };
+    let tabled = TableBuild::new(&h, &ht).is_some();
     if !tabled {
         landmarks(&ht, &mut h, LANDMARKS);
     }
@@ -156,15 +152,6 @@ pub(crate) fn build(
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     Some((h, ht))
-}
-
-/// When [`build`] computes the all-pairs table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Table {
-    /// Before it returns (a bake).
-    Now,
-    /// Later, a few rows at a time (a runtime edit).
-    Deferred,
 }
 
 /// Corridors the hierarchy may hold per region of the mesh (plus
@@ -1080,9 +1067,7 @@ mod tests {
                 .expect("sized") as f64
         };
         let sizes = (64, 64, crate::bake::DEFAULT_WIDE_PORTAL);
-        let configured = build(&mesh, &[], sizes, None, Table::Now)
-            .expect("builds")
-            .0;
+        let configured = build(&mesh, &[], sizes, None).expect("builds").0;
         assert!(
             stats.clusters > configured.stats.clusters,
             "{} clusters against {}",

@@ -395,11 +395,7 @@ fn finish(
     data.nav_points = level.nav_points.clone();
     let mut mesh = NavMesh::from_data(data);
     // an edit leaves the all-pairs table to `TileCache::refresh_table`
-    let table = if replacing.is_some() {
-        hierarchy::Table::Deferred
-    } else {
-        hierarchy::Table::Now
-    };
+    let table_now = replacing.is_none();
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
     if config.corridors {
         // the old mesh's hierarchies, kept or dropped for their bytes: an
@@ -428,13 +424,12 @@ fn finish(
             h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest
         };
         // the first size whose hierarchy keeps within its budgets; each
-        // attempt leaves the all-pairs table for later, as only the one
-        // kept needs it
+        // attempt leaves the all-pairs table for later (`hierarchy::build`),
+        // as only the one kept needs it
         let (mut kept, mut dropped) = (None, Vec::new());
         for aim in hierarchy::cluster_sizes(config.cluster_size, mesh.region_count()) {
             let sizes = (config.cluster_size, aim, config.wide_portal);
-            let deferred = hierarchy::Table::Deferred;
-            match hierarchy::build(&mesh, &level.nav_points, sizes, previous(aim), deferred) {
+            match hierarchy::build(&mesh, &level.nav_points, sizes, previous(aim)) {
                 Some(built) if within(&built.0) => {
                     kept = Some(built);
                     break;
@@ -449,7 +444,7 @@ fn finish(
         }
         match kept {
             Some((mut h, tables)) => {
-                if table == hierarchy::Table::Now && h.stats.all_pairs_table {
+                if table_now && h.stats.all_pairs_table {
                     let started = Instant::now();
                     h.compute_table(&tables);
                     h.stats.bake_ms += started.elapsed().as_secs_f64() * 1e3;
