@@ -228,14 +228,21 @@ pub(crate) const SHRUNK_CLUSTER_FLOOR: u32 = 32;
 
 /// The cluster sizes (aims) a hierarchy is built with, in the order they
 /// are tried, for `cluster_size` on a mesh of `regions` regions: first
-/// regions / [`MIN_CLUSTERS`], never below [`SHRUNK_CLUSTER_FLOOR`] nor
-/// above `cluster_size` (so about 64 clusters from 2,048 regions to 64
-/// times `cluster_size`, fewer below 2,048), then, if that is smaller and
+/// regions / [`MIN_CLUSTERS`] rounded up to a power of two, never below
+/// [`SHRUNK_CLUSTER_FLOOR`] nor above `cluster_size` (with the default 64:
+/// 32 below 2,112 regions, 64 from there), then, if that is smaller and
 /// its hierarchy breaks a budget, `cluster_size` itself. The same on bake,
-/// derivation and edit: a function of the mesh and config.
+/// derivation and edit: a function of the mesh and config. The aim moves
+/// only where regions / 64 passes a power of two, so an edit, which adds
+/// or removes a few regions, rarely moves it (a moved aim partitions the
+/// whole mesh anew). Rounding up rather than down: on the ten wide-set
+/// maps of 2,048 to 4,095 regions, aims of 64 gave the same speed within
+/// the machine's noise and a worst path of 1.0071 times polyanya's against
+/// 1.0132 (BENCHMARKS.md, session 22).
 pub(crate) fn cluster_sizes(cluster_size: u32, regions: usize) -> impl Iterator<Item = u32> {
     let per_cluster = u32::try_from(regions / MIN_CLUSTERS as usize).unwrap_or(u32::MAX);
-    let shrunk = cluster_size.min(per_cluster.max(SHRUNK_CLUSTER_FLOOR));
+    let step = per_cluster.max(1).next_power_of_two();
+    let shrunk = cluster_size.min(step.max(SHRUNK_CLUSTER_FLOOR));
     std::iter::once(shrunk).chain((shrunk < cluster_size).then_some(cluster_size))
 }
 
@@ -1042,14 +1049,18 @@ mod tests {
         assert_eq!(sizes(64, 100), [32, 64]);
         assert_eq!(sizes(64, 713), [32, 64]);
         assert_eq!(sizes(64, 2_047), [32, 64]);
-        assert_eq!(sizes(64, 2_176), [34, 64]);
-        assert_eq!(sizes(64, 4_095), [63, 64]);
+        assert_eq!(sizes(64, 2_111), [32, 64]);
+        // regions / 64 rounded up to a power of two: one step, not one per 64 regions
+        assert_eq!(sizes(64, 2_112), [64]);
+        assert_eq!(sizes(64, 4_095), [64]);
         assert_eq!(sizes(64, 4_096), [64]);
         assert_eq!(sizes(64, 1_000_000), [64]);
         assert_eq!(sizes(32, 100), [32]);
         assert_eq!(sizes(16, 100), [16]);
         assert_eq!(sizes(3, 100), [3]);
-        assert_eq!(sizes(1024, 20_000), [312, 1024]);
+        assert_eq!(sizes(1024, 20_000), [512, 1024]);
+        assert_eq!(sizes(1024, 32_768), [512, 1024]);
+        assert_eq!(sizes(1024, 32_832), [1024]);
     }
 
     /// den520d's shrunk clusters keep its hierarchy within the default byte

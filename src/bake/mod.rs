@@ -54,9 +54,9 @@ pub struct BakeConfig {
     /// phase lets small pockets take a cluster up to twice this). Larger
     /// clusters mean fewer nav points but longer leg tables and more
     /// corridors. A mesh of fewer than 64 times this many regions aims for
-    /// smaller clusters, regions / 64 but never below 32 nor above this, so
-    /// that long queries use the hierarchy (a mesh of 2,048 regions or more
-    /// gets about 64 clusters), unless that hierarchy breaks a budget;
+    /// smaller clusters, regions / 64 rounded up to a power of two but never
+    /// below 32 nor above this, so that long queries use the hierarchy (with
+    /// 64 here: 32 below 2,112 regions), unless that hierarchy breaks a budget;
     /// [`crate::HierarchyStats::cluster_aim`] says which size it got. The
     /// byte bound does not apply to a level with nav points: it keeps the
     /// first hierarchy built if none is within the bound.

@@ -244,8 +244,9 @@ fn a_search_over_nav_nodes_out_of_budget_is_a_fallback() {
 #[test]
 fn clusters_and_boundary_nav_points_are_consistent() {
     // AR0011SR has 939 regions: asked for 64 per cluster it aims for 32 (a
-    // mesh of fewer than 64 times the size aims for regions / 64, never
-    // below 32); Aurora (15,502) is large enough for 64
+    // mesh of fewer than 64 times the size aims for regions / 64 rounded up
+    // to a power of two, never below 32); Aurora (15,502) is large enough
+    // for 64
     for (map, size, aim) in [
         ("AR0011SR.map", 16, 16),
         ("AR0011SR.map", 64, 32),
