@@ -535,7 +535,7 @@ fn build_leg_tables(
     for (r, &c) in h.region_cluster.iter().enumerate() {
         regions_of_cluster[c as usize].push(r as u32);
     }
-    let kept = previous.map(|p| Kept::new(p, t.region_keys.len()));
+    let kept = previous.map(|p| Kept::new(p, t));
     let kept = kept.as_ref();
     // clusters are independent: the same tables on any number of threads,
     // appended in cluster order
@@ -595,11 +595,17 @@ struct Kept<'a> {
     old_of: Vec<u32>,
     /// Regions per old cluster.
     old_cluster_len: Vec<u32>,
+    /// Per crossing of the old mesh: the new mesh's crossing for it (the
+    /// same move between two kept regions, through the portal with the
+    /// same ends), `u32::MAX` where there is none. Found once per rebuild
+    /// rather than once per leg step: a kept cluster's steps renumber
+    /// every crossing they name.
+    new_crossing: Vec<u32>,
 }
 
 impl<'a> Kept<'a> {
-    fn new(previous: &'a Previous<'a>, regions: usize) -> Kept<'a> {
-        let mut old_of = vec![u32::MAX; regions];
+    fn new(previous: &'a Previous<'a>, t: &Tables) -> Kept<'a> {
+        let mut old_of = vec![u32::MAX; t.region_keys.len()];
         for (old, &new) in previous.regions.iter().enumerate() {
             if let Some(slot) = old_of.get_mut(new as usize) {
                 *slot = old as u32;
@@ -612,10 +618,15 @@ impl<'a> Kept<'a> {
                 *n += 1;
             }
         }
+        let crossings = u32::try_from(previous.tables.portal_ends.len() * 2).unwrap_or(u32::MAX);
+        let new_crossing = (0..crossings)
+            .map(|x| Self::find_crossing(previous, t, x).unwrap_or(u32::MAX))
+            .collect();
         Kept {
             previous,
             old_of,
             old_cluster_len,
+            new_crossing,
         }
     }
 
@@ -628,7 +639,6 @@ impl<'a> Kept<'a> {
     /// here. `None` when anything differs.
     fn legs(
         &self,
-        t: &Tables,
         h: &HierarchyData,
         (c, regions): (u32, &[u32]),
         points: &[LegPoint],
@@ -686,7 +696,10 @@ impl<'a> Kept<'a> {
             .leg_steps
             .get(*oh.step_start.get(c)? as usize..*oh.step_start.get(c + 1)? as usize)?
             .iter()
-            .map(|&[step, x]| Some([step, self.crossing(t, x)?]))
+            .map(|&[step, x]| {
+                let new = *self.new_crossing.get(x as usize)?;
+                (new != u32::MAX).then_some([step, new])
+            })
             .collect::<Option<Vec<_>>>()?;
         let entries = *oh.leg_start.get(c)? as usize..*oh.leg_start.get(c + 1)? as usize;
         Some(ClusterLegs {
@@ -699,10 +712,10 @@ impl<'a> Kept<'a> {
 
     /// The new mesh's crossing for the old mesh's crossing `x`: the same
     /// move between two kept regions, through the portal with the same ends.
-    fn crossing(&self, t: &Tables, x: u32) -> Option<u32> {
-        let ot = self.previous.tables;
+    fn find_crossing(previous: &Previous<'_>, t: &Tables, x: u32) -> Option<u32> {
+        let ot = previous.tables;
         let new = |r: u32| {
-            self.previous
+            previous
                 .regions
                 .get(r as usize)
                 .copied()
@@ -800,7 +813,7 @@ fn cluster_legs(
             touching[local_region[node.regions[0] as usize] as usize].push(i);
         }
     }
-    if let Some(legs) = kept.and_then(|k| k.legs(t, h, (c, regions), &points)) {
+    if let Some(legs) = kept.and_then(|k| k.legs(h, (c, regions), &points)) {
         return legs;
     }
     let nodes = h.nodes_of(c);
