@@ -226,24 +226,38 @@ pub(crate) const MIN_CLUSTERS: u32 = 64;
 /// not; BENCHMARKS.md, session 21).
 pub(crate) const SHRUNK_CLUSTER_FLOOR: u32 = 32;
 
+/// The aim tried last, when the hierarchies at the shrunk and the configured
+/// aims both break the byte bound. Wide rooms need it: a room region with
+/// many portals puts many leg points and nav nodes in one cluster, whose
+/// leg tables grow with their product. On the wide set, AR0012SR and
+/// AR0702SR fit at 16 and at neither 32 nor 64, and answer 3x faster for
+/// it (BENCHMARKS.md, session 22); their worst paths stay within 1.02 times
+/// polyanya's.
+pub(crate) const LAST_RESORT_CLUSTERS: u32 = 16;
+
 /// The cluster sizes (aims) a hierarchy is built with, in the order they
 /// are tried, for `cluster_size` on a mesh of `regions` regions: first
 /// regions / [`MIN_CLUSTERS`] rounded up to a power of two, never below
 /// [`SHRUNK_CLUSTER_FLOOR`] nor above `cluster_size` (with the default 64:
 /// 32 below 2,112 regions, 64 from there), then, if that is smaller and
-/// its hierarchy breaks a budget, `cluster_size` itself. The same on bake,
+/// its hierarchy breaks a budget, `cluster_size` itself, then
+/// [`LAST_RESORT_CLUSTERS`] if the first aim is larger. The same on bake,
 /// derivation and edit: a function of the mesh and config. The aim moves
 /// only where regions / 64 passes a power of two, so an edit, which adds
 /// or removes a few regions, rarely moves it (a moved aim partitions the
 /// whole mesh anew). Rounding up rather than down: on the ten wide-set
-/// maps of 2,048 to 4,095 regions, aims of 64 gave the same speed within
-/// the machine's noise and a worst path of 1.0071 times polyanya's against
-/// 1.0132 (BENCHMARKS.md, session 22).
+/// maps of 2,048 to 4,095 regions at stride 1, aims of 64 gave the same
+/// speed within the machine's noise and worst paths equal or shorter
+/// (Archipelago 1.0098 to 1.0046 times polyanya's, Tribes 1.0172 to
+/// 1.0137); rounding down gave Boston_1_512 one of 1.0504 (BENCHMARKS.md,
+/// session 22).
 pub(crate) fn cluster_sizes(cluster_size: u32, regions: usize) -> impl Iterator<Item = u32> {
     let per_cluster = u32::try_from(regions / MIN_CLUSTERS as usize).unwrap_or(u32::MAX);
     let step = per_cluster.max(1).next_power_of_two();
     let shrunk = cluster_size.min(step.max(SHRUNK_CLUSTER_FLOOR));
-    std::iter::once(shrunk).chain((shrunk < cluster_size).then_some(cluster_size))
+    std::iter::once(shrunk)
+        .chain((shrunk < cluster_size).then_some(cluster_size))
+        .chain((LAST_RESORT_CLUSTERS < shrunk).then_some(LAST_RESORT_CLUSTERS))
 }
 
 /// How far past its aim ([`cluster_sizes`]) a cluster may grow by taking in dead ends
@@ -1059,21 +1073,22 @@ mod tests {
     #[test]
     fn small_meshes_try_smaller_clusters_first() {
         let sizes = |size, regions| cluster_sizes(size, regions).collect::<Vec<_>>();
-        assert_eq!(sizes(64, 100), [32, 64]);
-        assert_eq!(sizes(64, 713), [32, 64]);
-        assert_eq!(sizes(64, 2_047), [32, 64]);
-        assert_eq!(sizes(64, 2_111), [32, 64]);
+        assert_eq!(sizes(64, 100), [32, 64, 16]);
+        assert_eq!(sizes(64, 713), [32, 64, 16]);
+        assert_eq!(sizes(64, 2_047), [32, 64, 16]);
+        assert_eq!(sizes(64, 2_111), [32, 64, 16]);
         // regions / 64 rounded up to a power of two: one step, not one per 64 regions
-        assert_eq!(sizes(64, 2_112), [64]);
-        assert_eq!(sizes(64, 4_095), [64]);
-        assert_eq!(sizes(64, 4_096), [64]);
-        assert_eq!(sizes(64, 1_000_000), [64]);
-        assert_eq!(sizes(32, 100), [32]);
+        assert_eq!(sizes(64, 2_112), [64, 16]);
+        assert_eq!(sizes(64, 4_095), [64, 16]);
+        assert_eq!(sizes(64, 4_096), [64, 16]);
+        assert_eq!(sizes(64, 1_000_000), [64, 16]);
+        assert_eq!(sizes(32, 100), [32, 16]);
+        // never a last resort at or above the size tried first
         assert_eq!(sizes(16, 100), [16]);
         assert_eq!(sizes(3, 100), [3]);
-        assert_eq!(sizes(1024, 20_000), [512, 1024]);
-        assert_eq!(sizes(1024, 32_768), [512, 1024]);
-        assert_eq!(sizes(1024, 32_832), [1024]);
+        assert_eq!(sizes(1024, 20_000), [512, 1024, 16]);
+        assert_eq!(sizes(1024, 32_768), [512, 1024, 16]);
+        assert_eq!(sizes(1024, 32_832), [1024, 16]);
     }
 
     /// den520d's shrunk clusters keep its hierarchy within the default byte
@@ -1107,7 +1122,61 @@ mod tests {
         for (bound, aim) in [
             (shrunk * 1.001, Some(SHRUNK_CLUSTER_FLOOR)),
             ((configured + shrunk) / 2.0, Some(64)),
+            // den520d's clusters of 16 take more bytes than those of 64
             (configured * 0.999, None),
+        ] {
+            let config = BakeConfig {
+                max_hierarchy_ratio: bound as f32,
+                ..BakeConfig::default()
+            };
+            let baked = NavMesh::bake(&level, &config).expect("bakes");
+            let got = baked.hierarchy_stats().map(|s| s.cluster_aim);
+            assert_eq!(got, aim, "bound {bound}");
+        }
+    }
+
+    /// When the hierarchies at the shrunk and the configured aims both break
+    /// the byte bound, the bake tries clusters of [`LAST_RESORT_CLUSTERS`]:
+    /// on Caldera (2,097 regions, so a shrunk aim of 32) they take fewer
+    /// bytes than either, so a bound between them keeps them, and a bound
+    /// below them leaves the mesh without a hierarchy.
+    #[test]
+    fn hierarchies_over_the_bound_at_both_aims_try_the_last_resort() {
+        let level = crate::test_data::bundled_level("maps/Caldera.map");
+        let flat = BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &flat).expect("bakes");
+        assert_eq!(
+            cluster_sizes(64, mesh.region_count()).collect::<Vec<_>>(),
+            [SHRUNK_CLUSTER_FLOOR, 64, LAST_RESORT_CLUSTERS]
+        );
+        let rest =
+            postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
+                .expect("sized") as f64;
+        let ratio = |aim| {
+            let sizes = (64, aim, crate::bake::DEFAULT_WIDE_PORTAL);
+            build(&mesh, &[], sizes, None)
+                .expect("builds")
+                .0
+                .stats
+                .bytes as f64
+                / rest
+        };
+        let (shrunk, configured, last) = (
+            ratio(SHRUNK_CLUSTER_FLOOR),
+            ratio(64),
+            ratio(LAST_RESORT_CLUSTERS),
+        );
+        let fewest_above = shrunk.min(configured);
+        assert!(
+            last < fewest_above,
+            "{last} against {shrunk} and {configured}"
+        );
+        for (bound, aim) in [
+            ((last + fewest_above) / 2.0, Some(LAST_RESORT_CLUSTERS)),
+            (last * 0.999, None),
         ] {
             let config = BakeConfig {
                 max_hierarchy_ratio: bound as f32,
