@@ -390,8 +390,9 @@ impl Funnel {
         });
         next.apex_cost += run * rate;
         let [l, r] = next.deque.ends(corners);
-        next.at = if l == r {
-            l
+        let taut = if l == r {
+            next.at = l;
+            next.taut_length(corners, l)
         } else {
             // the taut path to the goal through the funnel, with a goal on
             // this side of the portal mirrored to the far side (only the
@@ -404,10 +405,17 @@ impl Funnel {
                 let d = pr - pl;
                 goal - d.perp() * (2.0 * beyond / d.length_squared())
             };
-            let pivot = next.deque.taut_to(corners, target, |_| {});
-            taut_point_on_segment(l, r, pivot, goal)
+            let (mut from, mut run) = (next.deque.apex(), 0.0);
+            let pivot = next.deque.taut_to(corners, target, |c| {
+                run += from.distance(c);
+                from = c;
+            });
+            next.at = taut_point_on_segment(l, r, pivot, goal);
+            // `at` lies on the string from the pivot on: the taut path to it
+            // wraps the same corners
+            run + pivot.distance(next.at)
         };
-        next.cost = next.apex_cost + next.taut_length(corners, next.at) * rate;
+        next.cost = next.apex_cost + taut * rate;
         next
     }
 
