@@ -244,7 +244,8 @@ pub(crate) const LAST_RESORT_CLUSTERS: u32 = 16;
 /// regions / [`MIN_CLUSTERS`] rounded up to a power of two, never below
 /// [`SHRUNK_CLUSTER_FLOOR`] nor above `cluster_size` (with the default 64:
 /// 32 below 2,112 regions, 64 from there), then, if that is smaller and
-/// its hierarchy breaks a budget, `cluster_size` itself, then
+/// its hierarchy breaks a budget, `cluster_size` itself, then, on a mesh of
+/// fewer than [`MIN_CLUSTERS`] times `cluster_size` regions,
 /// [`LAST_RESORT_CLUSTERS`] if the first aim is larger. The same on bake,
 /// derivation and edit: a function of the mesh and config. The aim moves
 /// only where regions / 64 passes a power of two, so an edit, which adds
@@ -259,9 +260,12 @@ pub(crate) fn cluster_sizes(cluster_size: u32, regions: usize) -> impl Iterator<
     let per_cluster = u32::try_from(regions / MIN_CLUSTERS as usize).unwrap_or(u32::MAX);
     let step = per_cluster.max(1).next_power_of_two();
     let shrunk = cluster_size.min(step.max(SHRUNK_CLUSTER_FLOOR));
+    // the last resort only on a small mesh, where building is cheap: on a
+    // large one it would quadruple the clusters for a rare outcome
+    let small = per_cluster < cluster_size;
     std::iter::once(shrunk)
         .chain((shrunk < cluster_size).then_some(cluster_size))
-        .chain((LAST_RESORT_CLUSTERS < shrunk).then_some(LAST_RESORT_CLUSTERS))
+        .chain((small && LAST_RESORT_CLUSTERS < shrunk).then_some(LAST_RESORT_CLUSTERS))
 }
 
 /// How far past its aim ([`cluster_sizes`]) a cluster may grow by taking in dead ends
@@ -1084,8 +1088,9 @@ mod tests {
         // regions / 64 rounded up to a power of two: one step, not one per 64 regions
         assert_eq!(sizes(64, 2_112), [64, 16]);
         assert_eq!(sizes(64, 4_095), [64, 16]);
-        assert_eq!(sizes(64, 4_096), [64, 16]);
-        assert_eq!(sizes(64, 1_000_000), [64, 16]);
+        // no last resort on a large mesh
+        assert_eq!(sizes(64, 4_096), [64]);
+        assert_eq!(sizes(64, 1_000_000), [64]);
         assert_eq!(sizes(32, 100), [32, 16]);
         // never a last resort at or above the size tried first
         assert_eq!(sizes(16, 100), [16]);
@@ -1093,6 +1098,7 @@ mod tests {
         assert_eq!(sizes(1024, 20_000), [512, 1024, 16]);
         assert_eq!(sizes(1024, 32_768), [512, 1024, 16]);
         assert_eq!(sizes(1024, 32_832), [1024, 16]);
+        assert_eq!(sizes(1024, 65_536), [1024]);
     }
 
     /// den520d's shrunk clusters keep its hierarchy within the default byte
