@@ -206,9 +206,10 @@ fn portal_samples([l, r]: [Vec2; 2], wide: f32) -> impl Iterator<Item = Vec2> {
     std::iter::once(mid).chain(ends.into_iter().flatten())
 }
 
-/// Clusters a hierarchy shrinks its clusters to have, on a mesh of fewer
-/// than this many times [`crate::BakeConfig::cluster_size`] regions
-/// ([`cluster_sizes`]). Two ends in one cluster or in neighbouring ones are
+/// Clusters a hierarchy shrinks its clusters to have at most, on a mesh of
+/// fewer than this many times [`crate::BakeConfig::cluster_size`] regions
+/// ([`cluster_sizes`]; the aim's rounding up to a power of two leaves more
+/// than 32 from 2,048 regions on). Two ends in one cluster or in neighbouring ones are
 /// the flat search's: with k clusters of d neighbours each, about
 /// (1 + d) / k of all pairs of ends are. With 64-region clusters, the wide
 /// set's 64room_003, AR0316SR and den203d sent 96%, 66% and 100% of their
@@ -239,14 +240,22 @@ pub(crate) const SHRUNK_CLUSTER_FLOOR: u32 = 32;
 /// answer every query with the flat search, exact but slower.
 pub(crate) const LAST_RESORT_CLUSTERS: u32 = 16;
 
+/// Meshes of at least this many regions never try [`LAST_RESORT_CLUSTERS`]:
+/// there it would build a hierarchy of 256 clusters or more on every bake
+/// and edit, for an outcome seen only on small maps of wide rooms (the
+/// three such maps of the wide set have 186 to 688 regions). A fixed
+/// count, whatever `cluster_size`, so the cost it allows does not grow
+/// with the configuration.
+const LAST_RESORT_MAX_REGIONS: usize = 4_096;
+
 /// The cluster sizes (aims) a hierarchy is built with, in the order they
 /// are tried, for `cluster_size` on a mesh of `regions` regions: first
 /// regions / [`MIN_CLUSTERS`] rounded up to a power of two, never below
 /// [`SHRUNK_CLUSTER_FLOOR`] nor above `cluster_size` (with the default 64:
 /// 32 below 2,112 regions, 64 from there), then, if that is smaller and
 /// its hierarchy breaks a budget, `cluster_size` itself, then, on a mesh of
-/// fewer than [`MIN_CLUSTERS`] times `cluster_size` regions,
-/// [`LAST_RESORT_CLUSTERS`] if the first aim is larger. The same on bake,
+/// fewer than [`LAST_RESORT_MAX_REGIONS`] regions whose first aim is at
+/// least twice it, [`LAST_RESORT_CLUSTERS`]. The same on bake,
 /// derivation and edit: a function of the mesh and config. The aim moves
 /// only where regions / 64 passes a power of two, so an edit, which adds
 /// or removes a few regions, rarely moves it (a moved aim partitions the
@@ -258,14 +267,14 @@ pub(crate) const LAST_RESORT_CLUSTERS: u32 = 16;
 /// session 22).
 pub(crate) fn cluster_sizes(cluster_size: u32, regions: usize) -> impl Iterator<Item = u32> {
     let per_cluster = u32::try_from(regions / MIN_CLUSTERS as usize).unwrap_or(u32::MAX);
-    let step = per_cluster.max(1).next_power_of_two();
+    // at most `cluster_size` (at most 1,024) before rounding: no overflow
+    let step = per_cluster.min(cluster_size).max(1).next_power_of_two();
     let shrunk = cluster_size.min(step.max(SHRUNK_CLUSTER_FLOOR));
-    // the last resort only on a small mesh, where building is cheap: on a
-    // large one it would quadruple the clusters for a rare outcome
-    let small = per_cluster < cluster_size;
+    // not where it would build about as many clusters as the first aim
+    let last_resort = regions < LAST_RESORT_MAX_REGIONS && 2 * LAST_RESORT_CLUSTERS <= shrunk;
     std::iter::once(shrunk)
         .chain((shrunk < cluster_size).then_some(cluster_size))
-        .chain((small && LAST_RESORT_CLUSTERS < shrunk).then_some(LAST_RESORT_CLUSTERS))
+        .chain(last_resort.then_some(LAST_RESORT_CLUSTERS))
 }
 
 /// How far past its aim ([`cluster_sizes`]) a cluster may grow by taking in dead ends
@@ -741,7 +750,7 @@ impl<'a> Kept<'a> {
                 .regions
                 .get(r as usize)
                 .copied()
-                .filter(|&n| n != u32::MAX)
+                .filter(|&n| (n as usize) < t.region_keys.len())
         };
         let ends = *ot.portal_ends.get((x / 2) as usize)?;
         let (from, into) = (new(ot.entered(x ^ 1))?, new(ot.entered(x))?);
@@ -1092,13 +1101,18 @@ mod tests {
         assert_eq!(sizes(64, 4_096), [64]);
         assert_eq!(sizes(64, 1_000_000), [64]);
         assert_eq!(sizes(32, 100), [32, 16]);
-        // never a last resort at or above the size tried first
+        // a last resort only below half the size tried first
+        assert_eq!(sizes(20, 100), [20]);
         assert_eq!(sizes(16, 100), [16]);
         assert_eq!(sizes(3, 100), [3]);
-        assert_eq!(sizes(1024, 20_000), [512, 1024, 16]);
-        assert_eq!(sizes(1024, 32_768), [512, 1024, 16]);
-        assert_eq!(sizes(1024, 32_832), [1024, 16]);
-        assert_eq!(sizes(1024, 65_536), [1024]);
+        // sizes that are not powers of two
+        assert_eq!(sizes(100, 4_000), [64, 100, 16]);
+        assert_eq!(sizes(48, 2_112), [48, 16]);
+        // and no last resort from 4,096 regions, whatever the size
+        assert_eq!(sizes(1024, 20_000), [512, 1024]);
+        assert_eq!(sizes(1024, 32_832), [1024]);
+        assert_eq!(sizes(512, 17_503), [512]);
+        assert_eq!(sizes(1024, usize::MAX), [1024]);
     }
 
     /// den520d's shrunk clusters keep its hierarchy within the default byte
@@ -1160,7 +1174,7 @@ mod tests {
         let mesh = NavMesh::bake(&level, &flat).expect("bakes");
         assert_eq!(
             cluster_sizes(64, mesh.region_count()).collect::<Vec<_>>(),
-            [SHRUNK_CLUSTER_FLOOR, 64, LAST_RESORT_CLUSTERS]
+            [32, 64, 16]
         );
         let rest =
             postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
@@ -1174,18 +1188,14 @@ mod tests {
                 .bytes as f64
                 / rest
         };
-        let (shrunk, configured, last) = (
-            ratio(SHRUNK_CLUSTER_FLOOR),
-            ratio(64),
-            ratio(LAST_RESORT_CLUSTERS),
-        );
+        let (shrunk, configured, last) = (ratio(32), ratio(64), ratio(16));
         let fewest_above = shrunk.min(configured);
         assert!(
             last < fewest_above,
             "{last} against {shrunk} and {configured}"
         );
         for (bound, aim) in [
-            ((last + fewest_above) / 2.0, Some(LAST_RESORT_CLUSTERS)),
+            ((last + fewest_above) / 2.0, Some(16)),
             (last * 0.999, None),
         ] {
             let config = BakeConfig {

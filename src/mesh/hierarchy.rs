@@ -252,7 +252,9 @@ pub struct HierarchyStats {
     pub clusters: u32,
     /// Regions per cluster the partition aimed for: the configured
     /// [`crate::BakeConfig::cluster_size`], or less on a small mesh, so that
-    /// it has enough clusters for long queries to use the hierarchy.
+    /// it has enough clusters for long queries to use the hierarchy, or 16
+    /// on a small mesh whose hierarchy at both breaks the byte bound (wide
+    /// rooms).
     pub cluster_aim: u32,
     /// L2 nodes: samples of portals between clusters plus designer nav points.
     pub nav_nodes: u32,

@@ -568,7 +568,43 @@ mod tests {
         Ok(())
     }
 
+    /// Checks each state's cost against the pulled path to its crossing
+    /// point, whatever the goal the crossing points head for.
+    fn check_crossings(a: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> Result<(), String> {
+        let agrees = |got: f32, want: f32| (got - want).abs() <= 1e-3 * want.max(1.0);
+        let mut corners = Corners::default();
+        let mut f = Funnel::start(a);
+        for (i, &p) in portals.iter().enumerate() {
+            f = f.through(&mut corners, 0, p, goal, 1.0);
+            let want = pulled_length(a, f.at, &portals[..i]);
+            if !agrees(f.cost, want) {
+                return Err(format!("portal {i}: {} vs {want}", f.cost));
+            }
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
+        /// A state's cost is the pulled length to its crossing point also
+        /// when the goal lies behind a portal, or beside the corridor (the
+        /// goal mirrored across the portal, as a flat search meets it when
+        /// its corridor turns back).
+        #[test]
+        fn crossing_costs_are_exact_for_any_goal(
+            spans in proptest::collection::vec((-10.0f32..10.0, 0.1f32..6.0), 1..30),
+            ay in -10.0f32..10.0,
+            goal in (-5.0f32..40.0, -20.0f32..20.0),
+        ) {
+            let spans: Vec<_> = spans
+                .iter()
+                .enumerate()
+                .map(|(i, &(lo, w))| (i as f32 + 1.0, lo, lo + w))
+                .collect();
+            let portals = corridor(&spans);
+            let (a, goal) = (vec2(0.0, ay), vec2(goal.0, goal.1));
+            proptest::prop_assert_eq!(check_crossings(a, goal, &portals), Ok(()));
+        }
+
         /// A triangle strip: consecutive portals share an end, as in a mesh.
         #[test]
         fn strip_costs_are_exact(
