@@ -556,16 +556,7 @@ mod tests {
         if !agrees(got, want) {
             return Err(format!("goal: {got} vs {want}"));
         }
-        let mut corners = Corners::default();
-        let mut f = Funnel::start(a);
-        for (i, &p) in portals.iter().enumerate() {
-            f = f.through(&mut corners, 0, p, b, 1.0);
-            let want = pulled_length(a, f.at, &portals[..i]);
-            if !agrees(f.cost, want) {
-                return Err(format!("portal {i}: {} vs {want}", f.cost));
-            }
-        }
-        Ok(())
+        check_crossings(a, b, portals)
     }
 
     /// Checks each state's cost against the pulled path to its crossing
