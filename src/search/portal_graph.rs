@@ -518,6 +518,16 @@ mod tests {
             .collect()
     }
 
+    /// Portals at x = 1, 2, ..., each open from `lo` to `lo + width`.
+    fn unit_spaced(spans: &[(f32, f32)]) -> Vec<[Vec2; 2]> {
+        let spans: Vec<_> = spans
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, width))| (i as f32 + 1.0, lo, lo + width))
+            .collect();
+        corridor(&spans)
+    }
+
     fn funnel_cost(start: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> f32 {
         let mut corners = Corners::default();
         let mut f = Funnel::start(start);
@@ -586,12 +596,7 @@ mod tests {
             ay in -10.0f32..10.0,
             goal in (-5.0f32..40.0, -20.0f32..20.0),
         ) {
-            let spans: Vec<_> = spans
-                .iter()
-                .enumerate()
-                .map(|(i, &(lo, w))| (i as f32 + 1.0, lo, lo + w))
-                .collect();
-            let portals = corridor(&spans);
+            let portals = unit_spaced(&spans);
             let (a, goal) = (vec2(0.0, ay), vec2(goal.0, goal.1));
             proptest::prop_assert_eq!(check_crossings(a, goal, &portals), Ok(()));
         }
@@ -619,12 +624,7 @@ mod tests {
             ay in -10.0f32..10.0,
             by in -10.0f32..10.0,
         ) {
-            let spans: Vec<_> = spans
-                .iter()
-                .enumerate()
-                .map(|(i, &(lo, w))| (i as f32 + 1.0, lo, lo + w))
-                .collect();
-            let portals = corridor(&spans);
+            let portals = unit_spaced(&spans);
             let (a, b) = (vec2(0.0, ay), vec2(spans.len() as f32 + 1.0, by));
             proptest::prop_assert_eq!(check_funnel(a, b, &portals), Ok(()));
         }
