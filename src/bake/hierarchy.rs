@@ -1076,7 +1076,7 @@ impl LandmarkBuild {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BakeConfig, Grid, NavMesh};
+    use crate::{BakeConfig, Grid, Level, NavMesh};
 
     /// The bundled den520d map, baked with the defaults (713 regions, so
     /// clusters aim for 32 of them; it has the all-pairs table).
@@ -1143,17 +1143,26 @@ mod tests {
         // times the rest of the file), so each outcome has a bound
         assert!(configured < shrunk, "{configured} against {shrunk}");
         let level = crate::test_data::bundled_level("maps/den520d.map");
-        for (bound, aim) in [
-            (shrunk * 1.001, Some(SHRUNK_CLUSTER_FLOOR)),
-            ((configured + shrunk) / 2.0, Some(64)),
-            // den520d's clusters of 16 take more bytes than those of 64
-            (configured * 0.999, None),
-        ] {
+        assert_aims_under_bounds(
+            &level,
+            &[
+                (shrunk * 1.001, Some(SHRUNK_CLUSTER_FLOOR)),
+                ((configured + shrunk) / 2.0, Some(64)),
+                // den520d's clusters of 16 take more bytes than those of 64
+                (configured * 0.999, None),
+            ],
+        );
+    }
+
+    /// Bakes `level` under each byte bound (times the rest of the file) and
+    /// checks the cluster aim of the hierarchy it keeps (`None`: none).
+    fn assert_aims_under_bounds(level: &Level, cases: &[(f64, Option<u32>)]) {
+        for &(bound, aim) in cases {
             let config = BakeConfig {
                 max_hierarchy_ratio: bound as f32,
                 ..BakeConfig::default()
             };
-            let baked = NavMesh::bake(&level, &config).expect("bakes");
+            let baked = NavMesh::bake(level, &config).expect("bakes");
             let got = baked.hierarchy_stats().map(|s| s.cluster_aim);
             assert_eq!(got, aim, "bound {bound}");
         }
@@ -1194,18 +1203,13 @@ mod tests {
             last < fewest_above,
             "{last} against {shrunk} and {configured}"
         );
-        for (bound, aim) in [
-            ((last + fewest_above) / 2.0, Some(16)),
-            (last * 0.999, None),
-        ] {
-            let config = BakeConfig {
-                max_hierarchy_ratio: bound as f32,
-                ..BakeConfig::default()
-            };
-            let baked = NavMesh::bake(&level, &config).expect("bakes");
-            let got = baked.hierarchy_stats().map(|s| s.cluster_aim);
-            assert_eq!(got, aim, "bound {bound}");
-        }
+        assert_aims_under_bounds(
+            &level,
+            &[
+                ((last + fewest_above) / 2.0, Some(16)),
+                (last * 0.999, None),
+            ],
+        );
     }
 
     #[test]
