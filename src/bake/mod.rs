@@ -61,7 +61,9 @@ pub struct BakeConfig {
     /// last resort;
     /// [`crate::HierarchyStats::cluster_aim`] says which size it got. The
     /// byte bound does not apply to a level with nav points: it keeps the
-    /// first hierarchy built if none is within the bound.
+    /// first hierarchy built if none is within the bound. With clusters
+    /// below 16 regions, queries refine routes through as many clusters as
+    /// hold 48 regions, and group moves answer each unit as its own query.
     pub cluster_size: u32,
     /// Portals wider than this (world units) get nav points and leg-table
     /// points next to both ends as well as at the middle: paths that wrap a

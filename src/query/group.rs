@@ -3,6 +3,7 @@
 
 use glam::Vec2;
 
+use super::group_tree::GoalTree;
 use super::hierarchical::{
     cheapest_pair, lazy_guesses, legs, pull_all, pulled_leg_cost, walk_leg_to,
 };
@@ -258,7 +259,7 @@ impl NavQuery {
         let Some(first) = self.group_first(mesh, h, ends, g.tabled) else {
             return false;
         };
-        if self.path_from_tree(mesh, h, ends, g, first, path) {
+        if GoalTree::tells_refined(h) && self.path_from_tree(mesh, h, ends, g, first, path) {
             return true;
         }
         // as the unit's own query: stitched, pulled, refined

@@ -15,7 +15,7 @@
 use glam::Vec2;
 
 use super::hierarchical::crossing_at;
-use super::hierarchical::REFINED_ROUTE_CLUSTERS;
+use super::hierarchical::{refined_route_clusters, REFINED_ROUTE_CLUSTERS};
 use super::{Path, PathStatus, SearchLevel};
 use crate::geometry::{push_point, Corners, Deque};
 use crate::mesh::hierarchy::HierarchyData;
@@ -24,9 +24,11 @@ use crate::mesh::{reversed_crossings, NavMesh, RegionId};
 const NONE: u32 = u32::MAX;
 
 /// Clusters a corridor passes through that the tree counts exactly; more
-/// count as one more. A unit whose corridor passes through at most this
-/// many clusters is refined by the query's own rule (`NavQuery::refine`),
-/// which the tree does not do, so it is the query's own constant.
+/// count as one more. A unit whose corridor passes through at most
+/// [`refined_route_clusters`] clusters is refined by the query's own rule
+/// (`NavQuery::refine`), which the tree does not do: the count is that
+/// rule's on meshes whose clusters aim for 16 regions or more, and on
+/// others the tree serves no unit ([`GoalTree::tells_refined`]).
 const COUNTED_CLUSTERS: usize = REFINED_ROUTE_CLUSTERS as usize;
 
 /// One region of a corridor walked back from the goal.
@@ -87,6 +89,13 @@ pub(super) struct GoalTree {
 }
 
 impl GoalTree {
+    /// True when the tree tells every route that a query refines on `h`
+    /// (through at most [`refined_route_clusters`] clusters) from the rest,
+    /// so it may serve units there.
+    pub(super) fn tells_refined(h: &HierarchyData) -> bool {
+        refined_route_clusters(h) as usize <= COUNTED_CLUSTERS
+    }
+
     /// Forgets the last group and starts a tree at `goal` (in dense region
     /// `goal_region`) for routes towards `slots` exit nodes.
     pub(super) fn reset(

@@ -107,11 +107,11 @@ impl NavQuery {
         path.level = SearchLevel::NavPoints;
     }
 
-    /// On a route through [`REFINED_ROUTE_CLUSTERS`] clusters, replaces the
-    /// stitched corridor in `self.crossings` by the shortest path's that
-    /// stays in those clusters (the flat search kept to them), which is
-    /// never longer; true if it did. Keeps the stitched one when that search
-    /// makes more than [`refine_budget`] expansions.
+    /// On a route through at most [`refined_route_clusters`] clusters,
+    /// replaces the stitched corridor in `self.crossings` by the shortest
+    /// path's (the flat search, free to leave the route's clusters), which
+    /// is never longer; true if it did. Keeps the stitched one when that
+    /// search makes more than [`refine_budget`] expansions.
     fn refine(&mut self, mesh: &NavMesh, h: &HierarchyData, ends: &Ends) -> bool {
         let t = &mesh.tables;
         let clusters = h.cluster_start.len().saturating_sub(1);
@@ -124,7 +124,7 @@ impl NavQuery {
             self.route_clusters[c / 64] |= 1 << (c % 64);
         }
         let passed: u32 = self.route_clusters.iter().map(|w| w.count_ones()).sum();
-        if passed > REFINED_ROUTE_CLUSTERS {
+        if passed > refined_route_clusters(h) {
             return false;
         }
         let between = Between {
@@ -134,12 +134,9 @@ impl NavQuery {
             goal_region: ends.goal_region,
             excluded_areas: 0,
         };
-        let outcome = self.flat.run_in_clusters(
-            t,
-            &between,
-            (&h.region_cluster, &self.route_clusters),
-            refine_budget(h),
-        );
+        // not kept to the route's clusters: the shorter path of a short
+        // route often passes through a cluster beside them
+        let outcome = self.flat.run(t, &between, refine_budget(h), false);
         self.last_expansions += self.flat.expansions();
         let SearchOutcome::Found(node) = outcome else {
             return false;
@@ -368,11 +365,21 @@ impl NavQuery {
 }
 
 /// Routes through at most this many clusters are refined by the flat
-/// search kept to them ([`NavQuery::refine`]): three is the fewest a route
-/// through the hierarchy passes (the start's cluster, one between, the
-/// goal's), and the shortest routes are where a nav node's place costs the
-/// most relative to the path.
+/// search ([`NavQuery::refine`]) on meshes whose clusters aim for at least
+/// 16 regions ([`REFINED_REACH`] / 3): three is the fewest a route through the
+/// hierarchy passes (the start's cluster, one between, the goal's), and
+/// the shortest routes are where a nav node's place costs the most
+/// relative to the path.
 pub(super) const REFINED_ROUTE_CLUSTERS: u32 = 3;
+
+/// Regions a refined route's clusters hold at the least (in aims): on a mesh
+/// of smaller clusters (a `cluster_size` below 16) routes through as many
+/// clusters as hold this many are refined. Three clusters of 16, the
+/// smallest aim the bake picks on its own (its last resort): below it,
+/// routes between ends a few regions apart pass through more than three
+/// clusters, and the hierarchy's sampled crossings alone gave paths up to
+/// 1.37 times the octile optimum with clusters of 2.
+const REFINED_REACH: u32 = 48;
 
 /// Expansions per region of the refined clusters (counted as twice
 /// the clusters' aim in regions each, what the matching makes at most; a cluster
@@ -385,7 +392,17 @@ const REFINE_EXPANSIONS_PER_REGION: u32 = 2;
 
 /// Most expansions [`NavQuery::refine`] makes on `h`.
 pub(super) fn refine_budget(h: &HierarchyData) -> u32 {
-    REFINED_ROUTE_CLUSTERS * 2 * h.stats.cluster_aim * REFINE_EXPANSIONS_PER_REGION
+    refined_route_clusters(h)
+        .saturating_mul(2 * REFINE_EXPANSIONS_PER_REGION)
+        .saturating_mul(h.stats.cluster_aim)
+}
+
+/// Routes through at most this many clusters of `h` are refined: three, or
+/// as many as hold [`REFINED_REACH`] regions at `h`'s aim if that is more.
+pub(super) fn refined_route_clusters(h: &HierarchyData) -> u32 {
+    REFINED_REACH
+        .div_ceil(h.stats.cluster_aim.max(1))
+        .max(REFINED_ROUTE_CLUSTERS)
 }
 
 /// The live legs between `p` (in dense region `region`) and every nav node of

@@ -106,22 +106,7 @@ impl PortalSearch {
         self.search(tables, &between, within, budget, false)
     }
 
-    /// Runs the search for `between` kept to the clusters whose bits are set
-    /// in `clusters` (bit `c % 64` of word `c / 64` for cluster `c` of
-    /// `region_cluster`): the shortest path that stays in them.
-    pub(crate) fn run_in_clusters(
-        &mut self,
-        tables: &Tables,
-        between: &Between,
-        (region_cluster, clusters): (&[u32], &[u64]),
-        budget: u32,
-    ) -> SearchOutcome {
-        let within = Within::Clusters(region_cluster, clusters);
-        self.search(tables, between, within, budget, false)
-    }
-
-    /// The search behind [`Self::run`], [`Self::explore`] and
-    /// [`Self::run_in_clusters`]: from `between.start`, going where `within`
+    /// The search behind [`Self::run`] and [`Self::explore`]: from `between.start`, going where `within`
     /// lets it, started afresh or resumed.
     fn search(
         &mut self,
@@ -140,7 +125,7 @@ impl PortalSearch {
             // an exploration has no goal to head for
             heuristic_scale: match within {
                 Within::Cluster(..) => 0.0,
-                Within::Mesh | Within::Clusters(..) => tables.min_cost,
+                Within::Mesh => tables.min_cost,
             },
             within,
             scratch: RefCell::new(&mut self.scratch),
@@ -313,9 +298,6 @@ enum Within<'a> {
     /// Every region of one cluster ([`PortalSearch::explore`]): the cluster
     /// of each region, and the one the search stays in.
     Cluster(&'a [u32], u32),
-    /// As [`Within::Mesh`], in the clusters of a bit set
-    /// ([`PortalSearch::run_in_clusters`]).
-    Clusters(&'a [u32], &'a [u64]),
 }
 
 impl PortalGraph<'_> {
@@ -476,10 +458,6 @@ impl SearchGraph for PortalGraph<'_> {
             let enter = match self.within {
                 Within::Cluster(region_cluster, c) => region_cluster[beyond as usize] == c,
                 Within::Mesh => open(),
-                Within::Clusters(region_cluster, set) => {
-                    let c = region_cluster[beyond as usize] as usize;
-                    set.get(c / 64).is_some_and(|w| w >> (c % 64) & 1 == 1) && open()
-                }
             };
             if !enter {
                 continue;
