@@ -256,8 +256,8 @@ mod tests {
                 h.landmark_dist.clear();
             }),
             ("node side", |h| h.nodes[0].regions.swap(0, 1)),
-            // a query's refinement budget is 12 times the aim: a huge one
-            // would overflow it
+            // a query's refinement budget grows with the aim
+            // (`refine_budget`): a huge one would overflow it
             ("cluster aim", |h| h.stats.cluster_aim = u32::MAX),
             ("cluster aim above the size", |h| {
                 h.stats.cluster_aim = h.cluster_size + 1;

@@ -243,7 +243,9 @@ impl NavQuery {
     /// Fills `path` for a unit with resolved `ends` from the goal's search
     /// (`g`), if it serves the unit: false for a unit in or beside the
     /// goal's cluster, or with no leg to a nav node the search settled.
-    /// Makes no search expansions either way.
+    /// A unit the tree does not serve is stitched and pulled as its own
+    /// query is, whose refinement may search ([`NavQuery::last_expansions`]
+    /// grows by its expansions, at most `refine_budget`); no other search.
     pub(super) fn path_from_group(
         &mut self,
         mesh: &NavMesh,

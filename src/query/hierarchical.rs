@@ -7,8 +7,9 @@
 //! matters), the middle from the all-pairs table or, on larger L2 graphs, an
 //! A* over it; the pieces are concatenated into one list of portal
 //! crossings, loops are cut, and ONE funnel runs over the whole corridor, so
-//! the path never bends at a nav point it does not need. A route through
-//! only three clusters is then refined by the flat search kept to them.
+//! the path never bends at a nav point it does not need. A short route
+//! (through three clusters, or more where clusters are small) is then
+//! refined by the flat search within a budget.
 
 use glam::Vec2;
 
@@ -134,8 +135,6 @@ impl NavQuery {
             goal_region: ends.goal_region,
             excluded_areas: 0,
         };
-        // not kept to the route's clusters: the shorter path of a short
-        // route often passes through a cluster beside them
         let outcome = self.flat.run(t, &between, refine_budget(h), false);
         self.last_expansions += self.flat.expansions();
         let SearchOutcome::Found(node) = outcome else {
@@ -375,10 +374,10 @@ pub(super) const REFINED_ROUTE_CLUSTERS: u32 = 3;
 /// Regions a refined route's clusters hold at the least (in aims): on a mesh
 /// of smaller clusters (a `cluster_size` below 16) routes through as many
 /// clusters as hold this many are refined. Three clusters of 16, the
-/// smallest aim the bake picks on its own (its last resort): below it,
-/// routes between ends a few regions apart pass through more than three
-/// clusters, and the hierarchy's sampled crossings alone gave paths up to
-/// 1.37 times the octile optimum with clusters of 2.
+/// smallest aim the bake picks on its own (its last resort, so no aim it
+/// picks alone is affected): with smaller clusters, ends a few regions
+/// apart pass through more than three clusters, and the route the sampled
+/// crossings choose can go round a block (ARCHITECTURE.md, "Hierarchy").
 const REFINED_REACH: u32 = 48;
 
 /// Expansions per region of the refined clusters (counted as twice

@@ -382,8 +382,9 @@ impl PathScheduler {
     /// hierarchy was tried and left nothing for the flat search). The
     /// hierarchy is used only in ticks whose budget covers its worst case
     /// (the mesh's nav-node count plus 2, plus the cap on refining a short
-    /// route: 12 times the clusters' aim, `HierarchyStats::cluster_aim`); with smaller budgets
-    /// every request takes the flat search. A
+    /// route, which grows with the clusters' aim,
+    /// `HierarchyStats::cluster_aim`); with smaller budgets every request
+    /// takes the flat search. A
     /// request in flight when the mesh is replaced (an edit) starts again on
     /// the new one.
     pub fn tick(&mut self, mesh: &NavMesh, budget: u32) -> &[Answer] {
@@ -559,12 +560,15 @@ impl PathScheduler {
                 match q.prepare_to(mesh, r.start, g.goal(), &r.filter, &mut self.path) {
                     Ok(None) => (Ok(()), 1),
                     Ok(Some(ends)) => {
-                        // a unit pulls a leg to each nav node of its cluster
+                        // a unit pulls a leg to each nav node of its cluster;
+                        // one the tree does not serve may refine its route
                         let c = h.region_cluster[ends.start_region as usize];
-                        let work = 1 + h.nodes_of(c).len() as u32;
-                        if self.last_work + work > budget {
+                        let legs = 1 + h.nodes_of(c).len() as u32;
+                        let most = legs.saturating_add(hierarchical::refine_budget(h));
+                        if self.last_work.saturating_add(most) > budget {
                             break;
                         }
+                        let before = q.last_expansions;
                         if !q.path_from_group(mesh, h, &ends, g, &mut self.path) {
                             if k == key {
                                 // the others wait too: none is answered before it
@@ -572,7 +576,7 @@ impl PathScheduler {
                             }
                             continue; // it waits for its own turn
                         }
-                        (Ok(()), work)
+                        (Ok(()), legs + q.last_expansions.saturating_sub(before))
                     }
                     Err(e) => (Err(e), 1),
                 };

@@ -106,8 +106,9 @@ impl PortalSearch {
         self.search(tables, &between, within, budget, false)
     }
 
-    /// The search behind [`Self::run`] and [`Self::explore`]: from `between.start`, going where `within`
-    /// lets it, started afresh or resumed.
+    /// The search behind [`Self::run`] and [`Self::explore`]: from
+    /// `between.start`, going where `within` lets it, started afresh or
+    /// resumed.
     fn search(
         &mut self,
         tables: &Tables,

@@ -224,7 +224,8 @@ proptest! {
         cluster_size in prop_oneof![3 => 2u32..9, 1 => 9u32..64],
     ) {
         let grid = crate::common::random_grid(w, h, seed);
-        let config = BakeConfig { cluster_size, ..BakeConfig::default() };
+        // small clusters' hierarchies often break the byte bound: keep them
+        let config = BakeConfig { cluster_size, max_hierarchy_ratio: 1000.0, ..BakeConfig::default() };
         let Ok(mesh) = NavMesh::bake(&grid.to_level(), &config) else { return Ok(()) };
         let cells: Vec<(i64, i64)> = (0..h as i64)
             .flat_map(|y| (0..w as i64).map(move |x| (x, y)))
@@ -266,6 +267,7 @@ fn small_clusters_do_not_send_near_ends_round_the_block() {
         let grid = crate::common::random_grid(w, h, seed);
         let config = BakeConfig {
             cluster_size,
+            max_hierarchy_ratio: 1000.0,
             ..BakeConfig::default()
         };
         let mesh = NavMesh::bake(&grid.to_level(), &config).expect("bakes");
