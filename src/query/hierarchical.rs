@@ -120,13 +120,19 @@ impl NavQuery {
         self.route_clusters.resize(clusters.div_ceil(64), 0);
         let regions =
             std::iter::once(ends.start_region).chain(self.crossings.iter().map(|&c| t.entered(c)));
+        // distinct clusters, counted until there are too many: a long
+        // route stops early
+        let (limit, mut passed) = (refined_route_clusters(h), 0);
         for r in regions {
             let c = h.region_cluster[r as usize] as usize;
-            self.route_clusters[c / 64] |= 1 << (c % 64);
-        }
-        let passed: u32 = self.route_clusters.iter().map(|w| w.count_ones()).sum();
-        if passed > refined_route_clusters(h) {
-            return false;
+            let (word, bit) = (&mut self.route_clusters[c / 64], 1u64 << (c % 64));
+            if *word & bit == 0 {
+                *word |= bit;
+                passed += 1;
+                if passed > limit {
+                    return false;
+                }
+            }
         }
         let between = Between {
             start: ends.start,

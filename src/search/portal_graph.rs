@@ -536,10 +536,14 @@ mod tests {
         assert!((funnel_cost(a, b, &portals) - want).abs() < 1e-4);
     }
 
+    /// Costs agree to 1e-3, relative above 1.
+    fn agrees(got: f32, want: f32) -> bool {
+        (got - want).abs() <= 1e-3 * want.max(1.0)
+    }
+
     /// Checks the funnel against the pulled path, at the goal and at each
     /// crossing point on the way.
     fn check_funnel(a: Vec2, b: Vec2, portals: &[[Vec2; 2]]) -> Result<(), String> {
-        let agrees = |got: f32, want: f32| (got - want).abs() <= 1e-3 * want.max(1.0);
         let want = pulled_length(a, b, portals);
         let got = funnel_cost(a, b, portals);
         if !agrees(got, want) {
@@ -551,7 +555,6 @@ mod tests {
     /// Checks each state's cost against the pulled path to its crossing
     /// point, whatever the goal the crossing points head for.
     fn check_crossings(a: Vec2, goal: Vec2, portals: &[[Vec2; 2]]) -> Result<(), String> {
-        let agrees = |got: f32, want: f32| (got - want).abs() <= 1e-3 * want.max(1.0);
         let mut corners = Corners::default();
         let mut f = Funnel::start(a);
         for (i, &p) in portals.iter().enumerate() {
