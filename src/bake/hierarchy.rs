@@ -121,11 +121,32 @@ pub(crate) fn build(
         l2_table: L2Table::default(),
         stats: HierarchyStats::default(),
     };
-    build_leg_tables(t, &mut h, wide_portal, previous.as_ref());
+    let kept = previous.as_ref().map(|p| Kept::new(p, t));
+    let from_old = build_leg_tables(t, &mut h, wide_portal, kept.as_ref());
     // fails only over the crossings budget: in a bake every nav node
     // stands on a leg point of each of its clusters
     let cap = crossings_budget(h.region_cluster.len());
-    if h.derive_cluster_corridors(&t.portal_regions, cap).is_err() {
+    if let Some(old) = previous.as_ref().map(|p| p.hierarchy) {
+        // about what the hierarchy it replaces held
+        h.corridors.reserve(old.corridors.len());
+        h.crossings.reserve(old.crossings.len());
+    }
+    let derived = match kept.as_ref() {
+        // a cluster whose leg tables were copied has the same corridors
+        Some(k) => {
+            let new_nodes = (h.cluster_start.clone(), h.cluster_nodes.clone());
+            h.derive_cluster_corridors_reusing(&t.portal_regions, cap, |c, corridors, crossings| {
+                let reused = from_old[c as usize].is_some_and(|oc| {
+                    k.corridors((c, oc), (&new_nodes.0, &new_nodes.1), corridors, crossings)
+                });
+                #[cfg(test)]
+                tests::REUSED_CLUSTERS.with(|n| n.set(n.get() + usize::from(reused)));
+                reused
+            })
+        }
+        None => h.derive_cluster_corridors(&t.portal_regions, cap),
+    };
+    if derived.is_err() {
         return None;
     }
     designer_corridors(t, &mut h);
@@ -535,6 +556,11 @@ impl Clusters {
     }
 }
 
+/// Row `c` of the compressed sparse rows `start` / `items`.
+fn csr_row<'s>(start: &[u32], items: &'s [u32], c: u32) -> Option<&'s [u32]> {
+    items.get(*start.get(c as usize)? as usize..*start.get(c as usize + 1)? as usize)
+}
+
 /// Offsets and concatenation of `lists` (compressed sparse rows).
 fn csr<T: Copy>(lists: &[Vec<T>]) -> (Vec<u32>, Vec<T>) {
     let mut start = Vec::with_capacity(lists.len() + 1);
@@ -559,15 +585,13 @@ fn build_leg_tables(
     t: &Tables,
     h: &mut HierarchyData,
     wide_portal: f32,
-    previous: Option<&Previous<'_>>,
-) {
+    kept: Option<&Kept<'_>>,
+) -> Vec<Option<u32>> {
     let clusters = h.cluster_start.len() - 1;
     let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
     for (r, &c) in h.region_cluster.iter().enumerate() {
         regions_of_cluster[c as usize].push(r as u32);
     }
-    let kept = previous.map(|p| Kept::new(p, t));
-    let kept = kept.as_ref();
     // clusters are independent: the same tables on any number of threads,
     // appended in cluster order
     let regions = h.region_cluster.len();
@@ -594,6 +618,16 @@ fn build_leg_tables(
         let mut s = LegScratch::new(regions);
         (0..clusters).map(|c| one(&mut s, c)).collect()
     };
+    // sized once: the clusters' tables are appended in order
+    let total = |part: fn(&ClusterLegs) -> usize| tables.iter().map(part).sum::<usize>();
+    h.leg_cost.reserve_exact(total(|l| l.cost.len()));
+    h.leg_route.reserve_exact(total(|l| l.route.len()));
+    h.leg_steps.reserve_exact(total(|l| l.steps.len()));
+    h.points.reserve_exact(total(|l| l.points.len()));
+    h.step_start.reserve_exact(tables.len() + 1);
+    h.leg_start.reserve_exact(tables.len());
+    h.point_start.reserve_exact(tables.len() + 1);
+    let from_old = tables.iter().map(|l| l.kept_from).collect();
     h.point_start.push(0);
     for legs in tables {
         h.step_start.push(h.leg_steps.len() as u32);
@@ -605,6 +639,7 @@ fn build_leg_tables(
         h.point_start.push(h.points.len() as u32);
     }
     h.step_start.push(h.leg_steps.len() as u32);
+    from_old
 }
 
 /// One cluster's part of the leg tables (see [`build_leg_tables`]): its leg
@@ -615,6 +650,8 @@ struct ClusterLegs {
     cost: Vec<f32>,
     route: Vec<u32>,
     steps: Vec<[u32; 2]>,
+    /// The cluster of the replaced hierarchy these were copied from.
+    kept_from: Option<u32>,
 }
 
 /// What a rebuild can take from the hierarchy it replaces ([`Previous`]),
@@ -632,6 +669,9 @@ struct Kept<'a> {
     /// rather than once per leg step: a kept cluster's steps renumber
     /// every crossing they name.
     new_crossing: Vec<u32>,
+    /// Per old cluster: its corridors' place in the old `corridors`
+    /// (`None` if it had none).
+    old_corridors: Vec<Option<std::ops::Range<usize>>>,
 }
 
 impl<'a> Kept<'a> {
@@ -653,11 +693,20 @@ impl<'a> Kept<'a> {
         let new_crossing = (0..crossings)
             .map(|x| Self::find_crossing(previous, t, x).unwrap_or(u32::MAX))
             .collect();
+        // the clusters' corridors come in cluster order, then designer pairs'
+        let mut old_corridors: Vec<Option<std::ops::Range<usize>>> =
+            vec![None; old_cluster_len.len()];
+        for (i, e) in oh.corridors.iter().enumerate() {
+            if let Some(r) = old_corridors.get_mut(e.cluster as usize) {
+                r.get_or_insert(i..i).end = i + 1;
+            }
+        }
         Kept {
             previous,
             old_of,
             old_cluster_len,
             new_crossing,
+            old_corridors,
         }
     }
 
@@ -738,7 +787,78 @@ impl<'a> Kept<'a> {
             cost: oh.leg_cost.get(entries.clone())?.to_vec(),
             route: oh.leg_route.get(entries)?.to_vec(),
             steps,
+            kept_from: Some(oc),
         })
+    }
+
+    /// Appends the corridors of new cluster `c`, whose leg tables
+    /// [`Kept::legs`] copied from old cluster `oc` (`cluster_start` and
+    /// `cluster_nodes` are the new hierarchy's), as walking them would make
+    /// them: the old ones, in order, with their nav nodes, regions and
+    /// crossings renumbered (the walks follow the same steps, renumbered).
+    /// False, having appended nothing, if a piece has no new number.
+    fn corridors(
+        &self,
+        (c, oc): (u32, u32),
+        (cluster_start, cluster_nodes): (&[u32], &[u32]),
+        corridors: &mut Vec<Corridor>,
+        crossings: &mut Vec<u32>,
+    ) -> bool {
+        let (from, to) = (corridors.len(), crossings.len());
+        let copied = self.copy_corridors(
+            (c, oc),
+            (cluster_start, cluster_nodes),
+            corridors,
+            crossings,
+        );
+        if copied.is_none() {
+            corridors.truncate(from);
+            crossings.truncate(to);
+        }
+        copied.is_some()
+    }
+
+    fn copy_corridors(
+        &self,
+        (c, oc): (u32, u32),
+        (cluster_start, cluster_nodes): (&[u32], &[u32]),
+        corridors: &mut Vec<Corridor>,
+        crossings: &mut Vec<u32>,
+    ) -> Option<()> {
+        let oh = self.previous.hierarchy;
+        let new_nodes = csr_row(cluster_start, cluster_nodes, c)?;
+        let old_nodes = csr_row(&oh.cluster_start, &oh.cluster_nodes, oc)?;
+        // the nav nodes match in order (`Kept::legs` checked)
+        let node = |o: u32| Some(new_nodes[old_nodes.iter().position(|&n| n == o)?]);
+        let region = |r: u32| {
+            let new = *self.previous.regions.get(r as usize)?;
+            (new != u32::MAX).then_some(new)
+        };
+        let Some(range) = self.old_corridors.get(oc as usize)?.clone() else {
+            return Some(()); // a cluster whose nav nodes have no corridors
+        };
+        for e in oh.corridors.get(range)? {
+            let first = crossings.len() as u32;
+            for &x in oh
+                .crossings
+                .get(e.first as usize..(e.first + e.len) as usize)?
+            {
+                let new = *self.new_crossing.get(x as usize)?;
+                if new == u32::MAX {
+                    return None;
+                }
+                crossings.push(new);
+            }
+            corridors.push(Corridor {
+                ends: [node(e.ends[0])?, node(e.ends[1])?],
+                regions: [region(e.regions[0])?, region(e.regions[1])?],
+                cluster: c,
+                cost: e.cost,
+                first,
+                len: e.len,
+            });
+        }
+        Some(())
     }
 
     /// The new mesh's crossing for the old mesh's crossing `x`: the same
@@ -853,6 +973,7 @@ fn cluster_legs(
         route: vec![NO_STEP; points.len() * nodes.len()],
         steps: Vec::new(),
         points: Vec::new(),
+        kept_from: None,
     };
     for (k, &n) in nodes.iter().enumerate() {
         let node = &h.nodes[n as usize];
@@ -1077,6 +1198,61 @@ impl LandmarkBuild {
 mod tests {
     use super::*;
     use crate::{BakeConfig, Grid, Level, NavMesh};
+
+    thread_local! {
+        /// Clusters whose corridors a rebuild on this thread took from the
+        /// hierarchy it replaced.
+        pub(super) static REUSED_CLUSTERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// After runtime edits, the corridors a rebuild takes from the
+    /// hierarchy it replaces (for clusters the edit left alone) are the
+    /// ones walking the new leg tables gives, which is what a load of the
+    /// saved mesh derives (the corridors are not saved, so the byte
+    /// comparisons with a fresh bake cannot see them).
+    #[test]
+    fn corridors_kept_through_an_edit_are_the_ones_the_walks_give() {
+        use crate::bake::tiles::tests::{building, den520d_tiled};
+        use crate::{Edit, TileCache};
+        let (level, config) = den520d_tiled(64.0);
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let mut ids = Vec::new();
+        for (k, at) in [(70.0, 60.0), (150.0, 180.0), (40.0, 200.0)]
+            .into_iter()
+            .enumerate()
+        {
+            REUSED_CLUSTERS.with(|n| n.set(0));
+            let edit = match k {
+                2 => Edit::Remove(ids[0]),
+                _ => Edit::Add(building(at.0, at.1)),
+            };
+            ids.extend(cache.apply(&[edit]).expect("edit").into_iter().flatten());
+            let reused = REUSED_CLUSTERS.with(std::cell::Cell::get);
+            let mesh = cache.mesh();
+            let h = mesh
+                .data
+                .hierarchy
+                .as_ref()
+                .expect("a hierarchy at tile 64");
+            let clusters = h.cluster_start.len() - 1;
+            assert!(
+                reused > 0 && reused < clusters,
+                "edit {k}: {reused} of {clusters} clusters' corridors reused"
+            );
+            let mut walked = h.clone();
+            walked
+                .derive_corridors(&mesh.tables.portal_regions)
+                .expect("derives");
+            assert!(
+                walked.corridors == h.corridors,
+                "edit {k}: corridors differ"
+            );
+            assert!(
+                walked.crossings == h.crossings,
+                "edit {k}: crossings differ"
+            );
+        }
+    }
 
     /// The bundled den520d map, baked with the defaults (713 regions, so
     /// clusters aim for 32 of them; it has the all-pairs table).

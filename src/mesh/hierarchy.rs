@@ -634,6 +634,23 @@ impl HierarchyData {
         portal_regions: &[[u32; 2]],
         cap: u64,
     ) -> Result<(), HierarchyError> {
+        self.derive_cluster_corridors_reusing(portal_regions, cap, |_, _, _| false)
+    }
+
+    /// [`HierarchyData::derive_cluster_corridors`], where `reuse(c,
+    /// corridors, crossings)` may append cluster `c`'s corridors itself,
+    /// exactly as the walks would make them, and return true: a rebuild
+    /// takes those of the clusters an edit left alone from the hierarchy it
+    /// replaces. Their crossings count towards `cap` as walked ones.
+    ///
+    /// # Errors
+    /// As [`HierarchyData::derive_cluster_corridors`].
+    pub(crate) fn derive_cluster_corridors_reusing(
+        &mut self,
+        portal_regions: &[[u32; 2]],
+        cap: u64,
+        mut reuse: impl FnMut(u32, &mut Vec<Corridor>, &mut Vec<u32>) -> bool,
+    ) -> Result<(), HierarchyError> {
         let mut corridors = std::mem::take(&mut self.corridors);
         let mut crossings = std::mem::take(&mut self.crossings);
         corridors.clear();
@@ -642,6 +659,17 @@ impl HierarchyData {
         // what the walks may cost, so a crafted file cannot make it slow
         let mut walked = 0u64;
         for c in 0..self.cluster_start.len().saturating_sub(1) as u32 {
+            let before = crossings.len();
+            if reuse(c, &mut corridors, &mut crossings) {
+                walked += (crossings.len() - before) as u64;
+                if walked > cap {
+                    return fail(
+                        "corridors",
+                        format!("corridors would cross more than {cap} portals"),
+                    );
+                }
+                continue;
+            }
             let (nodes, points) = (self.nodes_of(c), self.points_of(c));
             from.clear();
             for &n in nodes {
