@@ -135,9 +135,15 @@ pub(crate) fn build(
         // a cluster whose leg tables were copied has the same corridors
         Some(k) => {
             let new_nodes = (h.cluster_start.clone(), h.cluster_nodes.clone());
+            let mut node_map = Vec::new();
             h.derive_cluster_corridors_reusing(&t.portal_regions, cap, |c, corridors, crossings| {
                 let reused = from_old[c as usize].is_some_and(|oc| {
-                    k.corridors((c, oc), (&new_nodes.0, &new_nodes.1), corridors, crossings)
+                    k.corridors(
+                        (c, oc),
+                        (&new_nodes.0, &new_nodes.1),
+                        (corridors, crossings),
+                        &mut node_map,
+                    )
                 });
                 #[cfg(test)]
                 tests::REUSED_CLUSTERS.with(|n| n.set(n.get() + usize::from(reused)));
@@ -797,19 +803,23 @@ impl<'a> Kept<'a> {
     /// them: the old ones, in order, with their nav nodes, regions and
     /// crossings renumbered (the walks follow the same steps, renumbered).
     /// False, having appended nothing, if a piece has no new number.
+    ///
+    /// `node_map` is scratch: per old nav node, its new number, where this
+    /// cluster's are written (others may hold a number from an earlier
+    /// cluster, which a corridor of this one never names).
     fn corridors(
         &self,
         (c, oc): (u32, u32),
         (cluster_start, cluster_nodes): (&[u32], &[u32]),
-        corridors: &mut Vec<Corridor>,
-        crossings: &mut Vec<u32>,
+        (corridors, crossings): (&mut Vec<Corridor>, &mut Vec<u32>),
+        node_map: &mut Vec<u32>,
     ) -> bool {
         let (from, to) = (corridors.len(), crossings.len());
         let copied = self.copy_corridors(
             (c, oc),
             (cluster_start, cluster_nodes),
-            corridors,
-            crossings,
+            (corridors, crossings),
+            node_map,
         );
         if copied.is_none() {
             corridors.truncate(from);
@@ -822,14 +832,21 @@ impl<'a> Kept<'a> {
         &self,
         (c, oc): (u32, u32),
         (cluster_start, cluster_nodes): (&[u32], &[u32]),
-        corridors: &mut Vec<Corridor>,
-        crossings: &mut Vec<u32>,
+        (corridors, crossings): (&mut Vec<Corridor>, &mut Vec<u32>),
+        node_map: &mut Vec<u32>,
     ) -> Option<()> {
         let oh = self.previous.hierarchy;
         let new_nodes = csr_row(cluster_start, cluster_nodes, c)?;
         let old_nodes = csr_row(&oh.cluster_start, &oh.cluster_nodes, oc)?;
         // the nav nodes match in order (`Kept::legs` checked)
-        let node = |o: u32| Some(new_nodes[old_nodes.iter().position(|&n| n == o)?]);
+        node_map.resize(oh.nodes.len(), u32::MAX);
+        for (&o, &n) in old_nodes.iter().zip(new_nodes) {
+            *node_map.get_mut(o as usize)? = n;
+        }
+        let node = |o: u32| {
+            let n = *node_map.get(o as usize)?;
+            (n != u32::MAX).then_some(n)
+        };
         let region = |r: u32| {
             let new = *self.previous.regions.get(r as usize)?;
             (new != u32::MAX).then_some(new)

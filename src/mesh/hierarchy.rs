@@ -1029,22 +1029,38 @@ pub(crate) struct HierarchyTables {
 impl HierarchyTables {
     pub(crate) fn build(h: &HierarchyData, portal_regions: &[[u32; 2]], designers: usize) -> Self {
         let n = h.nodes.len();
-        // each corridor listed at both ends (once for a loop), in corridor order
-        let (node_start, node_corridors) = bucketed(
-            n,
-            h.corridors.iter().enumerate().flat_map(|(i, e)| {
-                let at = |k: usize| {
-                    let edge = L2Edge {
-                        to: e.ends[1 - k],
-                        cost: e.cost,
-                        corridor: i as u32,
-                        cluster: e.cluster,
-                    };
-                    (e.ends[k], edge)
+        // each corridor listed at both ends (once for a loop), in corridor
+        // order: counted, then placed (plain loops: this runs on every edit)
+        let mut node_start = vec![0u32; n + 1];
+        for e in &h.corridors {
+            node_start[e.ends[0] as usize + 1] += 1;
+            if e.ends[1] != e.ends[0] {
+                node_start[e.ends[1] as usize + 1] += 1;
+            }
+        }
+        for v in 0..n {
+            node_start[v + 1] += node_start[v];
+        }
+        let mut fill = node_start.clone();
+        let none = L2Edge {
+            to: u32::MAX,
+            cost: 0.0,
+            corridor: u32::MAX,
+            cluster: u32::MAX,
+        };
+        let mut node_corridors = vec![none; node_start[n] as usize];
+        for (i, e) in h.corridors.iter().enumerate() {
+            for k in 0..if e.ends[1] != e.ends[0] { 2 } else { 1 } {
+                let at = &mut fill[e.ends[k] as usize];
+                node_corridors[*at as usize] = L2Edge {
+                    to: e.ends[1 - k],
+                    cost: e.cost,
+                    corridor: i as u32,
+                    cluster: e.cluster,
                 };
-                std::iter::once(at(0)).chain((e.ends[1] != e.ends[0]).then(|| at(1)))
-            }),
-        );
+                *at += 1;
+            }
+        }
         let regions = h.region_cluster.len();
         let mut touching: Vec<(u32, u32)> = Vec::new();
         for c in 0..h.point_start.len().saturating_sub(1) {
