@@ -54,6 +54,7 @@ pub(crate) fn build(
     designer: &[NavPoint],
     (cluster_size, aim, wide_portal): (u32, u32, f32),
     previous: Option<Previous<'_>>,
+    byte_limit: Option<f64>,
 ) -> Option<(HierarchyData, HierarchyTables)> {
     let started = Instant::now();
     let t = &mesh.tables;
@@ -119,10 +120,40 @@ pub(crate) fn build(
         landmark_dist: Vec::new(),
         pending_landmarks: (0, Vec::new()),
         l2_table: L2Table::default(),
+        unfinished: false,
         stats: HierarchyStats::default(),
     };
     let kept = previous.as_ref().map(|p| Kept::new(p, t));
     let from_old = build_leg_tables(t, &mut h, wide_portal, kept.as_ref());
+    // what is stored so far is most of it (corridors are not; landmarks
+    // and designer corridors would add to it): already over the limit, the
+    // rest would be built for nothing
+    let stored_so_far = stored_size(&h);
+    let later_parts = |h: &HierarchyData| {
+        stored_size(&h.designer_corridors)
+            + stored_size(&h.designer_crossings)
+            + stored_size(&h.landmarks)
+            + stored_size(&h.landmark_dist)
+    };
+    let parts_so_far = later_parts(&h);
+    if let Some(limit) = byte_limit {
+        let bytes = stored_so_far;
+        if bytes as f64 > limit {
+            h.unfinished = true;
+            h.stats = HierarchyStats {
+                clusters,
+                cluster_aim: aim,
+                nav_nodes: h.nodes.len() as u32,
+                corridors: 0,
+                crossings: 0,
+                leg_entries: h.leg_cost.len() as u32,
+                bytes,
+                all_pairs_table: false,
+                bake_ms: started.elapsed().as_secs_f64() * 1e3,
+            };
+            return Some((h, HierarchyTables::default()));
+        }
+    }
     // fails only over the crossings budget: in a bake every nav node
     // stands on a leg point of each of its clusters
     let cap = crossings_budget(h.region_cluster.len());
@@ -173,12 +204,19 @@ pub(crate) fn build(
         corridors: h.corridors.len() as u32,
         crossings: h.crossings.len() as u32,
         leg_entries: h.leg_cost.len() as u32,
-        bytes: postcard::serialize_with_flavor(&h, postcard::ser_flavors::Size::default())
-            .map_or(0, |n| n as u64),
+        // the stored fields are written one after the other: those changed
+        // since are measured again, not the whole
+        bytes: stored_so_far - parts_so_far + later_parts(&h),
         all_pairs_table: tabled,
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     Some((h, ht))
+}
+
+/// How many bytes `value` takes in the baked file's encoding.
+fn stored_size<T: serde::Serialize + ?Sized>(value: &T) -> u64 {
+    postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
+        .map_or(0, |n| n as u64)
 }
 
 /// Corridors the hierarchy may hold per region of the mesh (plus
@@ -814,6 +852,9 @@ impl<'a> Kept<'a> {
         (corridors, crossings): (&mut Vec<Corridor>, &mut Vec<u32>),
         node_map: &mut Vec<u32>,
     ) -> bool {
+        if self.previous.hierarchy.unfinished {
+            return false; // it has no corridors to take
+        }
         let (from, to) = (corridors.len(), crossings.len());
         let copied = self.copy_corridors(
             (c, oc),
@@ -1222,6 +1263,72 @@ mod tests {
         pub(super) static REUSED_CLUSTERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
+    /// A hierarchy's byte count, summed from its parts as they are built,
+    /// is the size of the whole (with its stats as they were when counted),
+    /// with and without landmarks and designer corridors.
+    #[test]
+    fn a_hierarchys_byte_count_is_its_stored_size() {
+        let grid_level = crate::test_data::bundled_level("maps/den520d.map");
+        // two designer points where the first scenario starts and ends
+        let scen = crate::Scenario::load_file(crate::test_data::bundled("maps/den520d.map.scen"))
+            .expect("scenarios");
+        let mut designer = grid_level.clone();
+        designer.nav_points = ["a", "b"]
+            .into_iter()
+            .zip([scen[0].start_point(), scen[0].goal_point()])
+            .map(|(name, at)| crate::level::NavPoint {
+                name: name.into(),
+                at,
+            })
+            .collect();
+        // small clusters on Aurora: more nav nodes than the table takes
+        let aurora = crate::test_data::bundled_level("maps/Aurora.map");
+        let searched = BakeConfig {
+            cluster_size: 8,
+            max_hierarchy_ratio: 1e9,
+            ..BakeConfig::default()
+        };
+        let mut kinds = Vec::new();
+        for (level, config) in [
+            (&grid_level, BakeConfig::default()),
+            (&designer, BakeConfig::default()),
+            (&aurora, searched),
+        ] {
+            let mesh = NavMesh::bake(level, &config).expect("bakes");
+            let h = mesh.data.hierarchy.as_ref().expect("a hierarchy");
+            let mut whole = h.clone();
+            whole.stats = HierarchyStats::default();
+            assert_eq!(h.stats.bytes, stored_size(&whole));
+            kinds.push((h.landmarks > 0, !h.designer_corridors.is_empty()));
+        }
+        assert_eq!(
+            kinds,
+            [(false, false), (false, true), (true, false)],
+            "tabled, with designer corridors, with landmarks"
+        );
+    }
+
+    /// An attempt already over its byte limit after its leg tables stops
+    /// there: what it counted then is at most what the whole hierarchy
+    /// counts, so it is dropped exactly when the whole one would be.
+    #[test]
+    fn an_attempt_over_its_limit_stops_after_its_leg_tables() {
+        let mesh = den520d();
+        let whole = mesh.data.hierarchy.as_ref().expect("a hierarchy");
+        let sizes = (
+            whole.cluster_size,
+            whole.stats.cluster_aim,
+            crate::bake::DEFAULT_WIDE_PORTAL,
+        );
+        let (first, tables) = build(&mesh, &[], sizes, None, Some(0.0)).expect("builds");
+        assert!(first.unfinished && first.corridors.is_empty() && tables.node_start.is_empty());
+        assert!(first.stats.bytes > 0 && first.stats.bytes <= whole.stats.bytes);
+        let limit = Some(first.stats.bytes as f64);
+        let (at_limit, _) = build(&mesh, &[], sizes, None, limit).expect("builds");
+        assert!(!at_limit.unfinished && at_limit.stats.bytes == whole.stats.bytes);
+        assert!(at_limit.corridors == whole.corridors);
+    }
+
     /// After runtime edits, the corridors a rebuild takes from the
     /// hierarchy it replaces (for clusters the edit left alone) are the
     /// ones walking the new leg tables gives, which is what a load of the
@@ -1323,7 +1430,7 @@ mod tests {
                 .expect("sized") as f64
         };
         let sizes = (64, 64, crate::bake::DEFAULT_WIDE_PORTAL);
-        let configured = build(&mesh, &[], sizes, None).expect("builds").0;
+        let configured = build(&mesh, &[], sizes, None, None).expect("builds").0;
         assert!(
             stats.clusters > configured.stats.clusters,
             "{} clusters against {}",
@@ -1383,7 +1490,7 @@ mod tests {
                 .expect("sized") as f64;
         let ratio = |aim| {
             let sizes = (64, aim, crate::bake::DEFAULT_WIDE_PORTAL);
-            build(&mesh, &[], sizes, None)
+            build(&mesh, &[], sizes, None, None)
                 .expect("builds")
                 .0
                 .stats

@@ -433,7 +433,9 @@ fn finish(
         let (mut kept, mut dropped) = (None, Vec::new());
         for aim in hierarchy::cluster_sizes(config.cluster_size, mesh.region_count()) {
             let sizes = (config.cluster_size, aim, config.wide_portal);
-            match hierarchy::build(&mesh, &level.nav_points, sizes, previous(aim)) {
+            // a level with nav points keeps one whatever its bytes: built whole
+            let limit = (!asked).then(|| f64::from(config.max_hierarchy_ratio) * rest);
+            match hierarchy::build(&mesh, &level.nav_points, sizes, previous(aim), limit) {
                 Some(built) if within(&built.0) => {
                     kept = Some(built);
                     break;

@@ -346,6 +346,12 @@ pub(crate) struct HierarchyData {
     /// [`MAX_TABLE_NODES`] nav nodes (empty otherwise); not stored.
     #[serde(skip)]
     pub l2_table: L2Table,
+    /// Built only as far as its leg tables, which were already over the
+    /// byte bound (`bake::hierarchy::build`): no corridors, no landmarks.
+    /// A tiled mesh keeps such an attempt aside for its next edit's leg
+    /// tables; nothing else uses it. Not stored.
+    #[serde(skip)]
+    pub unfinished: bool,
     pub stats: HierarchyStats,
 }
 
