@@ -386,14 +386,18 @@ fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
     while state.round(|sa, sb| sa + sb <= max) {}
     while state.round(|sa, sb| sa.min(sb) < max / 4 && sa + sb <= 2 * max) {}
     while state.dead_ends(max / 4, DEAD_END_GROWTH * max) {}
-    // each region's cluster: its label through every round
-    let mut cluster: Vec<u32> = (0..n as u32).collect();
-    for round in &state.labels {
-        for c in &mut cluster {
-            *c = round[*c as usize];
-        }
+    // each region's cluster: its label through every round, composed from
+    // the last round back, each step over the clusters before that round
+    // (most rounds are late ones, over few clusters)
+    let mut rounds = state.labels.iter().rev();
+    let mut composed = match rounds.next() {
+        Some(last) => last.clone(),
+        None => (0..n as u32).collect(),
+    };
+    for round in rounds {
+        composed = round.iter().map(|&c| composed[c as usize]).collect();
     }
-    (cluster, state.count)
+    (composed, state.count)
 }
 
 /// The partition's state: the clusters' labels after each round, each
@@ -934,9 +938,12 @@ impl<'a> Kept<'a> {
         let (from, into) = (new(ot.entered(x ^ 1))?, new(ot.entered(x))?);
         t.portals_of(from).iter().find_map(|&p| {
             let (crossing, entered) = t.crossing_out_of(p, from)?;
+            if entered != into {
+                return None; // most portals: no need to compare their ends
+            }
             let [l, r] = t.portal_ends[p as usize];
             let same = (l == ends[0] && r == ends[1]) || (l == ends[1] && r == ends[0]);
-            (entered == into && same).then_some(crossing)
+            same.then_some(crossing)
         })
     }
 }
