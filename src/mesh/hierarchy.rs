@@ -736,6 +736,63 @@ impl HierarchyData {
         Ok(())
     }
 
+    /// The bytes the hierarchy takes in the baked file's encoding (postcard:
+    /// its stored fields one after the other), as `postcard` would count
+    /// them, with the long tables counted directly rather than through serde
+    /// (an edit measures every hierarchy it builds).
+    pub(crate) fn stored_bytes(&self) -> u64 {
+        fn serde_bytes<T: Serialize + ?Sized>(value: &T) -> u64 {
+            postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
+                .map_or(0, |n| n as u64)
+        }
+        // postcard writes integers as LEB128 varints (7 bits a byte),
+        // lengths included; counted by comparisons, which vectorise
+        fn varint(v: u32) -> u32 {
+            1 + u32::from(v >= 1 << 7)
+                + u32::from(v >= 1 << 14)
+                + u32::from(v >= 1 << 21)
+                + u32::from(v >= 1 << 28)
+        }
+        fn length(n: usize) -> u64 {
+            serde_bytes(&n)
+        }
+        // summed in u32 over runs short enough not to overflow (5 bytes
+        // at most per number)
+        const RUN: usize = 1 << 24;
+        fn u32s(v: &[u32]) -> u64 {
+            let runs = v.chunks(RUN);
+            let bytes = runs.map(|r| u64::from(r.iter().map(|&x| varint(x)).sum::<u32>()));
+            length(v.len()) + bytes.sum::<u64>()
+        }
+        fn f32s(v: &[f32]) -> u64 {
+            length(v.len()) + 4 * v.len() as u64
+        }
+        fn pairs(v: &[[u32; 2]]) -> u64 {
+            let runs = v.chunks(RUN);
+            let pair = |&[a, b]: &[u32; 2]| varint(a) + varint(b);
+            let bytes = runs.map(|r| u64::from(r.iter().map(pair).sum::<u32>()));
+            length(v.len()) + bytes.sum::<u64>()
+        }
+        // every stored field, in the struct's order
+        serde_bytes(&self.cluster_size)
+            + u32s(&self.region_cluster)
+            + u32s(&self.cluster_start)
+            + u32s(&self.cluster_nodes)
+            + serde_bytes(&self.nodes)
+            + serde_bytes(&self.designer_corridors)
+            + u32s(&self.designer_crossings)
+            + u32s(&self.point_start)
+            + serde_bytes(&self.points)
+            + u32s(&self.leg_start)
+            + f32s(&self.leg_cost)
+            + u32s(&self.leg_route)
+            + u32s(&self.step_start)
+            + pairs(&self.leg_steps)
+            + serde_bytes(&self.landmarks)
+            + f32s(&self.landmark_dist)
+            + serde_bytes(&self.stats)
+    }
+
     /// Nav nodes of cluster `c`.
     #[inline]
     pub(crate) fn nodes_of(&self, c: u32) -> &[u32] {
