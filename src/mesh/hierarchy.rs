@@ -295,7 +295,8 @@ pub(crate) struct HierarchyData {
     pub nodes: Vec<NavNode>,
     /// Cached corridors (the L2 edges): every cluster's, then the designer
     /// points'. Not stored: [`HierarchyData::derive_corridors`] rebuilds
-    /// them from the leg tables on bake and on load.
+    /// them from the leg tables on bake and on load (a runtime edit takes
+    /// those of the clusters it kept from the hierarchy it replaces).
     #[serde(skip)]
     pub corridors: Vec<Corridor>,
     /// Crossings of `corridors`, each corridor's a run of them.

@@ -264,8 +264,9 @@ pub struct NavMesh {
     /// On a tiled mesh: the hierarchies its bake or last edit built and
     /// dropped for going over the byte bound (one per cluster aim tried),
     /// kept only so the next runtime edit can take the leg tables of the
-    /// clusters it leaves alone (as it does from a hierarchy the mesh kept).
-    /// Never used by queries, never saved.
+    /// clusters it leaves alone (as it does from a hierarchy the mesh kept);
+    /// most stopped once their leg tables were over the bound
+    /// (`HierarchyData::unfinished`). Never used by queries, never saved.
     pub(crate) unkept: Vec<hierarchy::HierarchyData>,
     /// Meshes for wider agents derived from this one ([`NavMesh::for_radius`]).
     pub(crate) sized: SizedCache,
