@@ -19,8 +19,8 @@ use crate::fxmap::FxHashMap;
 use crate::level::NavPoint;
 pub(crate) use crate::mesh::hierarchy::MAX_CLUSTER_SIZE;
 use crate::mesh::hierarchy::{
-    crossings_budget, Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint, NavNode,
-    NavPointKind, NO_STEP,
+    crossings_budget, stored_size, Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint,
+    NavNode, NavPointKind, NO_STEP,
 };
 use crate::mesh::hierarchy::{HierarchyTables, TableBuild};
 use crate::mesh::{NavMesh, Tables};
@@ -44,6 +44,12 @@ pub(crate) struct Previous<'a> {
 /// Designer points off the mesh are skipped. Clusters aim for `aim`
 /// regions, one of [`cluster_sizes`] of the configured `cluster_size`; both
 /// are in `2..=MAX_CLUSTER_SIZE` (the caller checks).
+///
+/// With a `byte_limit`, a hierarchy whose stored fields are already over it
+/// once its leg tables are built stops there: it comes back `unfinished`
+/// (no corridors, landmarks or designer corridors, empty tables, zero
+/// corridor and crossing counts), with the bytes counted so far, a lower
+/// bound of the whole's; the caller drops it as it would the whole.
 ///
 /// A hierarchy that gets the all-pairs table is marked as having one (so
 /// it saves the same bytes and carries no landmarks) but its rows are left
@@ -211,12 +217,6 @@ pub(crate) fn build(
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     Some((h, ht))
-}
-
-/// How many bytes `value` takes in the baked file's encoding.
-fn stored_size<T: serde::Serialize + ?Sized>(value: &T) -> u64 {
-    postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
-        .map_or(0, |n| n as u64)
 }
 
 /// Corridors the hierarchy may hold per region of the mesh (plus
@@ -746,7 +746,9 @@ impl<'a> Kept<'a> {
             vec![None; old_cluster_len.len()];
         for (i, e) in oh.corridors.iter().enumerate() {
             if let Some(r) = old_corridors.get_mut(e.cluster as usize) {
-                r.get_or_insert(i..i).end = i + 1;
+                let run = r.get_or_insert(i..i);
+                debug_assert_eq!(run.end, i, "a cluster's corridors are one run");
+                run.end = i + 1;
             }
         }
         Kept {
@@ -1322,20 +1324,59 @@ mod tests {
     /// counts, so it is dropped exactly when the whole one would be.
     #[test]
     fn an_attempt_over_its_limit_stops_after_its_leg_tables() {
+        // den520d's hierarchy is tabled, so its bytes are all in by then;
+        // Aurora's in clusters of 8 has landmarks, which come after
+        let aurora = crate::test_data::bundled_level("maps/Aurora.map");
+        let searched = BakeConfig {
+            cluster_size: 8,
+            max_hierarchy_ratio: 1e9,
+            ..BakeConfig::default()
+        };
+        let meshes = [den520d(), NavMesh::bake(&aurora, &searched).expect("bakes")];
+        for (mesh, landmarks) in meshes.iter().zip([false, true]) {
+            let whole = mesh.data.hierarchy.as_ref().expect("a hierarchy");
+            assert_eq!(whole.landmarks > 0, landmarks);
+            let wide = crate::bake::DEFAULT_WIDE_PORTAL;
+            let sizes = (whole.cluster_size, whole.stats.cluster_aim, wide);
+            let (first, tables) = build(mesh, &[], sizes, None, Some(0.0)).expect("builds");
+            assert!(first.unfinished && first.corridors.is_empty() && tables.node_start.is_empty());
+            assert!(first.stats.bytes > 0 && first.stats.bytes <= whole.stats.bytes);
+            // at the count so far it goes on, and ends over it when
+            // landmarks come after: built whole, then dropped by the caller
+            let limit = Some(first.stats.bytes as f64);
+            let (at_limit, _) = build(mesh, &[], sizes, None, limit).expect("builds");
+            assert!(!at_limit.unfinished && at_limit.stats.bytes == whole.stats.bytes);
+            assert_eq!(at_limit.stats.bytes > first.stats.bytes, landmarks);
+            assert!(at_limit.corridors == whole.corridors);
+        }
+    }
+
+    /// The byte count agrees with postcard's at every varint length.
+    #[test]
+    fn stored_bytes_count_varints_as_postcard_writes_them() {
         let mesh = den520d();
-        let whole = mesh.data.hierarchy.as_ref().expect("a hierarchy");
-        let sizes = (
-            whole.cluster_size,
-            whole.stats.cluster_aim,
-            crate::bake::DEFAULT_WIDE_PORTAL,
-        );
-        let (first, tables) = build(&mesh, &[], sizes, None, Some(0.0)).expect("builds");
-        assert!(first.unfinished && first.corridors.is_empty() && tables.node_start.is_empty());
-        assert!(first.stats.bytes > 0 && first.stats.bytes <= whole.stats.bytes);
-        let limit = Some(first.stats.bytes as f64);
-        let (at_limit, _) = build(&mesh, &[], sizes, None, limit).expect("builds");
-        assert!(!at_limit.unfinished && at_limit.stats.bytes == whole.stats.bytes);
-        assert!(at_limit.corridors == whole.corridors);
+        let mut h = mesh.data.hierarchy.clone().expect("a hierarchy");
+        let edges = [
+            0,
+            127,
+            128,
+            (1 << 14) - 1,
+            1 << 14,
+            (1 << 21) - 1,
+            1 << 21,
+            (1 << 28) - 1,
+            1 << 28,
+            u32::MAX,
+        ];
+        for (k, &v) in edges.iter().enumerate() {
+            h.leg_route[k] = v;
+            h.leg_steps[k] = [v, edges[edges.len() - 1 - k]];
+            h.region_cluster[k] = v;
+        }
+        // a length of at least 128 takes two bytes
+        h.landmark_dist = vec![1.0; 200];
+        assert!(h.leg_route.len() > 1 << 14, "lengths of three bytes too");
+        assert_eq!(h.stored_bytes(), stored_size(&h));
     }
 
     /// After runtime edits, the corridors a rebuild takes from the

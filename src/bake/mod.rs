@@ -421,11 +421,11 @@ fn finish(
         // the rest of the file (measured, not written: no copy of the file
         // in memory)
         let asked = !level.nav_points.is_empty();
-        let rest =
-            postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
-                .unwrap_or(0) as f64;
+        let rest = crate::mesh::hierarchy::stored_size(&mesh.data) as f64;
+        let bound = f64::from(config.max_hierarchy_ratio) * rest;
+        // an attempt that stopped over the bound is never kept
         let within = |h: &crate::mesh::hierarchy::HierarchyData| {
-            h.stats.bytes as f64 <= f64::from(config.max_hierarchy_ratio) * rest
+            !h.unfinished && h.stats.bytes as f64 <= bound
         };
         // the first size whose hierarchy keeps within its budgets; each
         // attempt leaves the all-pairs table for later (`hierarchy::build`),
@@ -434,7 +434,7 @@ fn finish(
         for aim in hierarchy::cluster_sizes(config.cluster_size, mesh.region_count()) {
             let sizes = (config.cluster_size, aim, config.wide_portal);
             // a level with nav points keeps one whatever its bytes: built whole
-            let limit = (!asked).then(|| f64::from(config.max_hierarchy_ratio) * rest);
+            let limit = (!asked).then_some(bound);
             match hierarchy::build(&mesh, &level.nav_points, sizes, previous(aim), limit) {
                 Some(built) if within(&built.0) => {
                     kept = Some(built);

@@ -265,7 +265,8 @@ pub struct HierarchyStats {
     /// Entries of the leg tables.
     pub leg_entries: u32,
     /// Bytes of the hierarchy in the baked file (clusters, leg tables,
-    /// designer corridors, landmarks).
+    /// designer corridors, landmarks), counted with these stats at their
+    /// defaults.
     pub bytes: u64,
     /// Whether the hierarchy has the all-pairs L2 table (at most
     /// 2,048 nav nodes): long queries look their route up
@@ -646,9 +647,11 @@ impl HierarchyData {
 
     /// [`HierarchyData::derive_cluster_corridors`], where `reuse(c,
     /// corridors, crossings)` may append cluster `c`'s corridors itself,
-    /// exactly as the walks would make them, and return true: a rebuild
-    /// takes those of the clusters an edit left alone from the hierarchy it
-    /// replaces. Their crossings count towards `cap` as walked ones.
+    /// exactly as the walks would make them, and return true (false: it
+    /// appended nothing): a rebuild takes those of the clusters an edit
+    /// left alone from the hierarchy it replaces. Their crossings count
+    /// towards `cap` (a walk that makes no corridor, which a bake's own
+    /// tables never have, would count too).
     ///
     /// # Errors
     /// As [`HierarchyData::derive_cluster_corridors`].
@@ -666,8 +669,14 @@ impl HierarchyData {
         // what the walks may cost, so a crafted file cannot make it slow
         let mut walked = 0u64;
         for c in 0..self.cluster_start.len().saturating_sub(1) as u32 {
-            let before = crossings.len();
-            if reuse(c, &mut corridors, &mut crossings) {
+            let before = (corridors.len(), crossings.len());
+            let reused = reuse(c, &mut corridors, &mut crossings);
+            debug_assert!(
+                reused || (corridors.len(), crossings.len()) == before,
+                "a refused reuse appended nothing"
+            );
+            if reused {
+                let before = before.1;
                 walked += (crossings.len() - before) as u64;
                 if walked > cap {
                     return fail(
@@ -742,10 +751,6 @@ impl HierarchyData {
     /// them, with the long tables counted directly rather than through serde
     /// (an edit measures every hierarchy it builds).
     pub(crate) fn stored_bytes(&self) -> u64 {
-        fn serde_bytes<T: Serialize + ?Sized>(value: &T) -> u64 {
-            postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
-                .map_or(0, |n| n as u64)
-        }
         // postcard writes integers as LEB128 varints (7 bits a byte),
         // lengths included; counted by comparisons, which vectorise
         fn varint(v: u32) -> u32 {
@@ -755,7 +760,7 @@ impl HierarchyData {
                 + u32::from(v >= 1 << 28)
         }
         fn length(n: usize) -> u64 {
-            serde_bytes(&n)
+            stored_size(&n)
         }
         // summed in u32 over runs short enough not to overflow (5 bytes
         // at most per number)
@@ -775,23 +780,23 @@ impl HierarchyData {
             length(v.len()) + bytes.sum::<u64>()
         }
         // every stored field, in the struct's order
-        serde_bytes(&self.cluster_size)
+        stored_size(&self.cluster_size)
             + u32s(&self.region_cluster)
             + u32s(&self.cluster_start)
             + u32s(&self.cluster_nodes)
-            + serde_bytes(&self.nodes)
-            + serde_bytes(&self.designer_corridors)
+            + stored_size(&self.nodes)
+            + stored_size(&self.designer_corridors)
             + u32s(&self.designer_crossings)
             + u32s(&self.point_start)
-            + serde_bytes(&self.points)
+            + stored_size(&self.points)
             + u32s(&self.leg_start)
             + f32s(&self.leg_cost)
             + u32s(&self.leg_route)
             + u32s(&self.step_start)
             + pairs(&self.leg_steps)
-            + serde_bytes(&self.landmarks)
+            + stored_size(&self.landmarks)
             + f32s(&self.landmark_dist)
-            + serde_bytes(&self.stats)
+            + stored_size(&self.stats)
     }
 
     /// Nav nodes of cluster `c`.
@@ -1040,6 +1045,12 @@ fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> Option<usize> {
 /// A failed hierarchy check.
 fn fail<T>(part: &'static str, reason: impl Into<String>) -> Result<T, HierarchyError> {
     Err(HierarchyError::new(part, reason))
+}
+
+/// How many bytes `value` takes in the baked file's encoding (postcard).
+pub(crate) fn stored_size<T: Serialize + ?Sized>(value: &T) -> u64 {
+    postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
+        .map_or(0, |n| n as u64)
 }
 
 /// A CSR offset array: starts at 0, never decreases, ends at `len`.
