@@ -1381,7 +1381,8 @@ mod tests {
 
     /// After runtime edits, the corridors a rebuild takes from the
     /// hierarchy it replaces (for clusters the edit left alone) are the
-    /// ones walking the new leg tables gives, which is what a load of the
+    /// ones walking the new leg tables gives, and so is the mesh's L2
+    /// adjacency: what a load of the
     /// saved mesh derives (the corridors are not saved, so the byte
     /// comparisons with a fresh bake cannot see them).
     #[test]
@@ -1424,6 +1425,16 @@ mod tests {
             assert!(
                 walked.crossings == h.crossings,
                 "edit {k}: crossings differ"
+            );
+            // and the L2 adjacency the queries read is the one built from them
+            let designers = mesh.data.nav_points.len();
+            let built = HierarchyTables::build(&walked, &mesh.tables.portal_regions, designers);
+            let ht = &mesh.hier;
+            assert!(
+                built.node_start == ht.node_start
+                    && built.node_corridors == ht.node_corridors
+                    && built.node_runs == ht.node_runs,
+                "edit {k}: L2 adjacency differs"
             );
         }
     }
