@@ -171,21 +171,16 @@ pub(crate) fn build(
     let derived = match kept.as_ref() {
         // a cluster whose leg tables were copied has the same corridors
         Some(k) => {
-            let new_nodes = (h.cluster_start.clone(), h.cluster_nodes.clone());
             let mut node_map = Vec::new();
-            h.derive_cluster_corridors_reusing(&t.portal_regions, cap, |c, corridors, crossings| {
+            let reuse = |c: u32, nodes: &[u32], corridors: &mut _, crossings: &mut _| {
                 let reused = from_old[c as usize].is_some_and(|oc| {
-                    k.corridors(
-                        (c, oc),
-                        (&new_nodes.0, &new_nodes.1),
-                        (corridors, crossings),
-                        &mut node_map,
-                    )
+                    k.corridors((c, oc), nodes, (corridors, crossings), &mut node_map)
                 });
                 #[cfg(test)]
                 tests::REUSED_CLUSTERS.with(|n| n.set(n.get() + usize::from(reused)));
                 reused
-            })
+            };
+            h.derive_cluster_corridors_reusing(&t.portal_regions, cap, reuse)
         }
         None => h.derive_cluster_corridors(&t.portal_regions, cap),
     };
@@ -604,11 +599,6 @@ impl Clusters {
     }
 }
 
-/// Row `c` of the compressed sparse rows `start` / `items`.
-fn csr_row<'s>(start: &[u32], items: &'s [u32], c: u32) -> Option<&'s [u32]> {
-    items.get(*start.get(c as usize)? as usize..*start.get(c as usize + 1)? as usize)
-}
-
 /// Offsets and concatenation of `lists` (compressed sparse rows).
 fn csr<T: Copy>(lists: &[Vec<T>]) -> (Vec<u32>, Vec<T>) {
     let mut start = Vec::with_capacity(lists.len() + 1);
@@ -842,8 +832,8 @@ impl<'a> Kept<'a> {
     }
 
     /// Appends the corridors of new cluster `c`, whose leg tables
-    /// [`Kept::legs`] copied from old cluster `oc` (`cluster_start` and
-    /// `cluster_nodes` are the new hierarchy's), as walking them would make
+    /// [`Kept::legs`] copied from old cluster `oc` (`new_nodes`: its nav
+    /// nodes in the new hierarchy), as walking them would make
     /// them: the old ones, in order, with their nav nodes, regions and
     /// crossings renumbered (the walks follow the same steps, renumbered).
     /// False, having appended nothing, if a piece has no new number.
@@ -854,75 +844,61 @@ impl<'a> Kept<'a> {
     fn corridors(
         &self,
         (c, oc): (u32, u32),
-        (cluster_start, cluster_nodes): (&[u32], &[u32]),
+        new_nodes: &[u32],
         (corridors, crossings): (&mut Vec<Corridor>, &mut Vec<u32>),
         node_map: &mut Vec<u32>,
     ) -> bool {
-        if self.previous.hierarchy.unfinished {
+        let oh = self.previous.hierarchy;
+        if oh.unfinished {
             return false; // it has no corridors to take
         }
         let (from, to) = (corridors.len(), crossings.len());
-        let copied = self.copy_corridors(
-            (c, oc),
-            (cluster_start, cluster_nodes),
-            (corridors, crossings),
-            node_map,
-        );
-        if copied.is_none() {
+        let mut copy = || -> Option<()> {
+            // the nav nodes match in order (`Kept::legs` checked)
+            node_map.resize(oh.nodes.len(), u32::MAX);
+            for (&o, &n) in oh.nodes_of(oc).iter().zip(new_nodes) {
+                *node_map.get_mut(o as usize)? = n;
+            }
+            let node = |o: u32| {
+                let n = *node_map.get(o as usize)?;
+                (n != u32::MAX).then_some(n)
+            };
+            let region = |r: u32| {
+                let new = *self.previous.regions.get(r as usize)?;
+                (new != u32::MAX).then_some(new)
+            };
+            let Some(range) = self.old_corridors.get(oc as usize)?.clone() else {
+                return Some(()); // a cluster whose nav nodes have no corridors
+            };
+            for e in oh.corridors.get(range)? {
+                let first = crossings.len() as u32;
+                for &x in oh
+                    .crossings
+                    .get(e.first as usize..(e.first + e.len) as usize)?
+                {
+                    let new = *self.new_crossing.get(x as usize)?;
+                    if new == u32::MAX {
+                        return None;
+                    }
+                    crossings.push(new);
+                }
+                corridors.push(Corridor {
+                    ends: [node(e.ends[0])?, node(e.ends[1])?],
+                    regions: [region(e.regions[0])?, region(e.regions[1])?],
+                    cluster: c,
+                    cost: e.cost,
+                    first,
+                    len: e.len,
+                });
+            }
+            Some(())
+        };
+        let copied = copy().is_some();
+        if !copied {
             corridors.truncate(from);
             crossings.truncate(to);
         }
-        copied.is_some()
-    }
-
-    fn copy_corridors(
-        &self,
-        (c, oc): (u32, u32),
-        (cluster_start, cluster_nodes): (&[u32], &[u32]),
-        (corridors, crossings): (&mut Vec<Corridor>, &mut Vec<u32>),
-        node_map: &mut Vec<u32>,
-    ) -> Option<()> {
-        let oh = self.previous.hierarchy;
-        let new_nodes = csr_row(cluster_start, cluster_nodes, c)?;
-        let old_nodes = csr_row(&oh.cluster_start, &oh.cluster_nodes, oc)?;
-        // the nav nodes match in order (`Kept::legs` checked)
-        node_map.resize(oh.nodes.len(), u32::MAX);
-        for (&o, &n) in old_nodes.iter().zip(new_nodes) {
-            *node_map.get_mut(o as usize)? = n;
-        }
-        let node = |o: u32| {
-            let n = *node_map.get(o as usize)?;
-            (n != u32::MAX).then_some(n)
-        };
-        let region = |r: u32| {
-            let new = *self.previous.regions.get(r as usize)?;
-            (new != u32::MAX).then_some(new)
-        };
-        let Some(range) = self.old_corridors.get(oc as usize)?.clone() else {
-            return Some(()); // a cluster whose nav nodes have no corridors
-        };
-        for e in oh.corridors.get(range)? {
-            let first = crossings.len() as u32;
-            for &x in oh
-                .crossings
-                .get(e.first as usize..(e.first + e.len) as usize)?
-            {
-                let new = *self.new_crossing.get(x as usize)?;
-                if new == u32::MAX {
-                    return None;
-                }
-                crossings.push(new);
-            }
-            corridors.push(Corridor {
-                ends: [node(e.ends[0])?, node(e.ends[1])?],
-                regions: [region(e.regions[0])?, region(e.regions[1])?],
-                cluster: c,
-                cost: e.cost,
-                first,
-                len: e.len,
-            });
-        }
-        Some(())
+        copied
     }
 
     /// The new mesh's crossing for the old mesh's crossing `x`: the same

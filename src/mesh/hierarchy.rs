@@ -642,11 +642,12 @@ impl HierarchyData {
         portal_regions: &[[u32; 2]],
         cap: u64,
     ) -> Result<(), HierarchyError> {
-        self.derive_cluster_corridors_reusing(portal_regions, cap, |_, _, _| false)
+        self.derive_cluster_corridors_reusing(portal_regions, cap, |_, _, _, _| false)
     }
 
-    /// [`HierarchyData::derive_cluster_corridors`], where `reuse(c,
-    /// corridors, crossings)` may append cluster `c`'s corridors itself,
+    /// [`HierarchyData::derive_cluster_corridors`], where `reuse(c, nodes,
+    /// corridors, crossings)` (`nodes`: `c`'s nav nodes) may append cluster
+    /// `c`'s corridors itself,
     /// exactly as the walks would make them, and return true (false: it
     /// appended nothing): a rebuild takes those of the clusters an edit
     /// left alone from the hierarchy it replaces. Their crossings count
@@ -659,7 +660,7 @@ impl HierarchyData {
         &mut self,
         portal_regions: &[[u32; 2]],
         cap: u64,
-        mut reuse: impl FnMut(u32, &mut Vec<Corridor>, &mut Vec<u32>) -> bool,
+        mut reuse: impl FnMut(u32, &[u32], &mut Vec<Corridor>, &mut Vec<u32>) -> bool,
     ) -> Result<(), HierarchyError> {
         let mut corridors = std::mem::take(&mut self.corridors);
         let mut crossings = std::mem::take(&mut self.crossings);
@@ -670,7 +671,7 @@ impl HierarchyData {
         let mut walked = 0u64;
         for c in 0..self.cluster_start.len().saturating_sub(1) as u32 {
             let before = (corridors.len(), crossings.len());
-            let reused = reuse(c, &mut corridors, &mut crossings);
+            let reused = reuse(c, self.nodes_of(c), &mut corridors, &mut crossings);
             debug_assert!(
                 reused || (corridors.len(), crossings.len()) == before,
                 "a refused reuse appended nothing"
