@@ -474,7 +474,7 @@ fn finish(
 /// runtime edit) hands it the old mesh's per-region lists, so assembling
 /// the new one allocates (and dropping the old one frees) almost nothing.
 #[derive(Debug, Clone, Default)]
-struct AssemblyScratch {
+pub(crate) struct AssemblyScratch {
     /// A region's vertex and portal lists, emptied, ready to refill.
     spare: Vec<(Vec<Vec2>, Vec<Option<PortalId>>)>,
     /// Directed edges by their first point: those from point `a` are
@@ -482,7 +482,15 @@ struct AssemblyScratch {
     /// region, edge slot), in polygon order.
     edge_start: Vec<u32>,
     edges: Vec<(u32, u32, u32)>,
+    /// The edge the other way round that pairs with each region's edges:
+    /// region `i`'s edge `k` is `twins[twin_start[i] + k]`, as (region,
+    /// edge slot), or [`NO_TWIN`].
+    pub(crate) twin_start: Vec<u32>,
+    pub(crate) twins: Vec<(u32, u32)>,
 }
+
+/// An edge without a twin: a wall.
+pub(crate) const NO_TWIN: (u32, u32) = (u32::MAX, u32::MAX);
 
 impl AssemblyScratch {
     /// Keeps `data`'s per-region lists for the next [`assemble`], at most
@@ -497,6 +505,11 @@ impl AssemblyScratch {
         }));
         self.spare.truncate(limit);
     }
+
+    /// Emptied vertex and portal lists for one more region.
+    pub(crate) fn lists(&mut self) -> (Vec<Vec2>, Vec<Option<PortalId>>) {
+        self.spare.pop().unwrap_or_default()
+    }
 }
 
 /// Regions and portals from merged polygons, with components.
@@ -506,8 +519,6 @@ fn assemble(
     areas: Vec<AreaKind>,
     scratch: &mut AssemblyScratch,
 ) -> MeshData {
-    let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
-    let mut keys = Vec::with_capacity(polygons.len());
     // the directed edges, grouped by first point (a counting sort)
     let (edge_start, edges) = (&mut scratch.edge_start, &mut scratch.edges);
     edge_start.clear();
@@ -531,48 +542,76 @@ fn assemble(
             *at += 1;
         }
     }
-    // now edges from point `a` are edges[edge_start[a]..edge_start[a + 1]]
+    // now edges from point `a` are edges[edge_start[a]..edge_start[a + 1]];
+    // an edge a -> b pairs with the edge b -> a (the last listed, should two
+    // polygons share it)
+    scratch.twin_start.clear();
+    scratch.twins.clear();
+    for poly in polygons {
+        scratch.twin_start.push(scratch.twins.len() as u32);
+        let n = poly.vertices.len();
+        for k in 0..n {
+            let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
+            let from_b =
+                &edges[edge_start[b as usize] as usize..edge_start[b as usize + 1] as usize];
+            let twin = from_b.iter().rev().find(|e| e.0 == a);
+            scratch
+                .twins
+                .push(twin.map_or(NO_TWIN, |&(_, j, slot)| (j, slot)));
+        }
+    }
+    let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
     for (i, poly) in polygons.iter().enumerate() {
-        let (mut vertices, mut portals) = scratch.spare.pop().unwrap_or_default();
+        let (mut vertices, portals) = scratch.lists();
         vertices.extend(poly.vertices.iter().map(|&v| points[v as usize].as_vec2()));
-        let n = vertices.len();
-        portals.resize(n, None);
-        keys.push(regions.insert(Region {
+        regions.insert(Region {
             vertices,
             portals,
             area: poly.area,
             component: 0,
             index: i as u32,
-        }));
+        });
     }
-    // each portal is two of the directed edges
-    let mut portals: SlotMap<PortalId, Portal> = SlotMap::with_capacity_and_key(edges.len() / 2);
+    link(regions, areas, scratch)
+}
+
+/// The mesh of `regions` (inserted in index order into an empty map, their
+/// portal lists empty) with the pairs of edges in `scratch.twins` made
+/// portals, numbered in the order of their first region and its edges, and
+/// the components numbered by their first region.
+pub(crate) fn link(
+    mut regions: SlotMap<RegionId, Region>,
+    areas: Vec<AreaKind>,
+    scratch: &AssemblyScratch,
+) -> MeshData {
+    let keys: Vec<RegionId> = regions.keys().collect();
+    for region in regions.values_mut() {
+        region.portals.resize(region.vertices.len(), None);
+    }
+    let mut portals: SlotMap<PortalId, Portal> =
+        SlotMap::with_capacity_and_key(scratch.twins.len() / 2);
     // components: union-find over the portals, numbered by first region
-    let mut uf = UnionFind::<u32>::new(polygons.len());
-    for (i, poly) in polygons.iter().enumerate() {
-        let n = poly.vertices.len();
+    let mut uf = UnionFind::<u32>::new(keys.len());
+    for (i, &key) in keys.iter().enumerate() {
+        let first = scratch.twin_start[i] as usize;
+        let n = regions[key].vertices.len();
         for k in 0..n {
-            let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
-            // the other side: the edge b -> a (the last listed, should two
-            // polygons share it)
-            let from_b =
-                &edges[edge_start[b as usize] as usize..edge_start[b as usize + 1] as usize];
-            let Some(&(_, j, slot)) = from_b.iter().rev().find(|e| e.0 == a) else {
-                continue;
-            };
-            if j as usize <= i {
+            let (j, slot) = scratch.twins[first + k];
+            // each pair once, from its first region (none is `NO_TWIN`)
+            if j == NO_TWIN.0 || j as usize <= i {
                 continue;
             }
             let index = portals.len() as u32;
+            let v = &regions[key].vertices;
             // region i has the edge a -> b counter-clockwise: crossing from i
             // into j, b is on the left hand and a on the right
             let pid = portals.insert(Portal {
-                regions: [keys[i], keys[j as usize]],
-                left: points[b as usize].as_vec2(),
-                right: points[a as usize].as_vec2(),
+                regions: [key, keys[j as usize]],
+                left: v[(k + 1) % n],
+                right: v[k],
                 index,
             });
-            regions[keys[i]].portals[k] = Some(pid);
+            regions[key].portals[k] = Some(pid);
             regions[keys[j as usize]].portals[slot as usize] = Some(pid);
             uf.union(i as u32, j);
         }

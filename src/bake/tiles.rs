@@ -35,12 +35,15 @@ use super::outline::Outline;
 use super::outline::{as_points, counter_clockwise, Contours, Grid, Pens};
 use super::{
     assemble, finish, merged_polygons, regions_by_kind, AssemblyScratch, BakeConfig, Replacing,
+    NO_TWIN,
 };
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
 use crate::mesh::hierarchy::TableBuild;
-use crate::mesh::{AreaKind, NavMesh, Sized, SizedSlot, Succession, TileGrid};
+use crate::mesh::{
+    AreaKind, MeshData, NavMesh, Region, RegionId, Sized, SizedSlot, Succession, TileGrid,
+};
 
 slotmap::new_key_type! {
     /// A runtime obstacle of a [`TileCache`]; stale after
@@ -200,6 +203,28 @@ impl Tiling {
             .map(|t| (t, clip(polygon, self.rect(t))))
             .filter(|(_, part)| !part.is_empty())
             .collect()
+    }
+
+    /// `tiles` (one flag per tile) with the four neighbours of each added.
+    fn with_neighbours(&self, tiles: &[bool]) -> Vec<bool> {
+        let (w, h) = (self.count[0], self.count[1]);
+        let mut out = tiles.to_vec();
+        for t in (0..tiles.len()).filter(|&t| tiles[t]) {
+            let (x, y) = (t % w, t / w);
+            if x > 0 {
+                out[t - 1] = true;
+            }
+            if x + 1 < w {
+                out[t + 1] = true;
+            }
+            if y > 0 {
+                out[t - w] = true;
+            }
+            if y + 1 < h {
+                out[t + w] = true;
+            }
+        }
+        out
     }
 
     /// Whether `v` lies on a border between two tiles along `axis`.
@@ -412,7 +437,22 @@ struct MeshScratch {
     /// one: only those edges can need splitting.
     border: Vec<u32>,
     touches_border: Vec<bool>,
+    /// Per tile, its first polygon in `polygons` (and their count at the
+    /// end); a tile not gathered has none.
+    tile_start: Vec<u32>,
+    reassembly: ReassemblyScratch,
     assembly: AssemblyScratch,
+}
+
+/// Storage [`reassemble`] reuses from one edit to the next.
+#[derive(Debug, Clone, Default)]
+struct ReassemblyScratch {
+    /// Per region of the mesh being replaced, its index in the new one
+    /// (`u32::MAX` in the tiles that change).
+    remap: Vec<u32>,
+    /// Edges to pair by their ends' coordinates: (region, edge slot).
+    unpaired: Vec<(u32, u32)>,
+    by_ends: FxHashMap<[u32; 4], (u32, u32)>,
 }
 
 impl TileCache {
@@ -846,6 +886,26 @@ impl TileCache {
             .collect();
         let (before, tiles) = (&*self.mesh, &self.tiles);
         let kept = |after: &NavMesh| succession(before, after, tiles, (&dirty, &old));
+        let mut rebaked_tiles = vec![false; tiles.len()];
+        for &t in &dirty {
+            rebaked_tiles[t] = true;
+        }
+        let mut old_start = Vec::with_capacity(tiles.len() + 1);
+        let mut at = 0;
+        let mut was = dirty.iter().zip(&old).peekable();
+        for (t, tile) in tiles.iter().enumerate() {
+            old_start.push(at);
+            at += match was.next_if(|(&d, _)| d == t) {
+                Some((_, old_tile)) => old_tile.polygons.len() as u32,
+                None => tile.polygons.len() as u32,
+            };
+        }
+        old_start.push(at);
+        let reuse = Reuse {
+            old: before,
+            old_start,
+            changed: self.tiling.with_neighbours(&rebaked_tiles),
+        };
         let replacing = Replacing {
             old: before,
             succession: &kept,
@@ -856,7 +916,7 @@ impl TileCache {
             (&self.tiling, &self.tiles, self.grid),
             (self.areas.clone(), 0.0),
             &mut self.scratch,
-            Some(replacing),
+            Some((replacing, reuse)),
         ) {
             Ok(mesh) => mesh,
             Err(e) => {
@@ -1182,9 +1242,15 @@ fn build_mesh(
     (tiling, tiles, grid): (&Tiling, &[TileMesh], Grid),
     (areas, radius): (Vec<AreaKind>, f32),
     scratch: &mut MeshScratch,
-    replacing: Option<Replacing<'_>>,
+    replacing: Option<(Replacing<'_>, Reuse<'_>)>,
 ) -> Result<NavMesh, BakeError> {
     let started = std::time::Instant::now();
+    // an edit gathers the tiles whose regions can change and their
+    // neighbours (whose border points split theirs); the rest it takes from
+    // the mesh it replaces
+    let gathered = replacing
+        .as_ref()
+        .map(|(_, reuse)| tiling.with_neighbours(&reuse.changed));
     let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
     // only a point on a border between tiles can be another tile's too (a
     // tile's own points are distinct): the others need no look-up
@@ -1196,14 +1262,21 @@ fn build_mesh(
         local,
         border,
         touches_border,
+        tile_start,
+        reassembly,
         assembly,
     } = scratch;
     ids.clear();
     points.clear();
     border.clear();
     touches_border.clear();
+    tile_start.clear();
     let mut used = 0;
     for (t, tile) in tiles.iter().enumerate() {
+        tile_start.push(used as u32);
+        if gathered.as_ref().is_some_and(|g| !g[t]) {
+            continue;
+        }
         // a point strictly inside its tile's square is on no border line
         // (the lines are the squares' sides, `rect` exact multiples of the
         // tile size): no rounding needed for it
@@ -1247,11 +1320,24 @@ fn build_mesh(
             touches_border.push(touches);
         }
     }
+    tile_start.push(used as u32);
     polygons.truncate(used);
     debug_assert!(points.len() < ON_BORDER as usize);
     let (points, polygons) = (&*points, &mut polygons[..]);
     split_border_edges(tiling, points, (border, touches_border), polygons);
-    let mut data = assemble(points, polygons, areas, assembly);
+    let (replacing, mut data) = match replacing {
+        None => (None, assemble(points, polygons, areas, assembly)),
+        Some((replacing, reuse)) => {
+            let gathered = Gathered {
+                points,
+                polygons,
+                tile_start,
+            };
+            let scratch = (&mut *reassembly, &mut *assembly);
+            let data = reassemble(&gathered, tiles, &reuse, areas, scratch);
+            (Some(replacing), data)
+        }
+    };
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
     data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();
@@ -1265,6 +1351,143 @@ fn build_mesh(
         return Err(BakeError::NothingWalkable { radius });
     }
     finish(data, level, config, (radius, started), replacing)
+}
+
+/// What an edit's rebuild takes from the mesh it replaces: the regions of
+/// the tiles it cannot change, with their portals between them.
+struct Reuse<'a> {
+    old: &'a NavMesh,
+    /// Per tile, the index of its first region in `old` (and their count at
+    /// the end).
+    old_start: Vec<u32>,
+    /// Per tile, whether its regions can change: the re-baked tiles and
+    /// their four neighbours (a border edge is split at the other side's
+    /// points; a tile's other regions keep their vertices, and their edges
+    /// on its borders with the others keep their pairs).
+    changed: Vec<bool>,
+}
+
+/// The polygons [`build_mesh`] gathered (some of the tiles), their border
+/// edges split.
+struct Gathered<'a> {
+    points: &'a [DVec2],
+    polygons: &'a [MergedPolygon],
+    tile_start: &'a [u32],
+}
+
+/// The mesh data [`assemble`] would give for all of `tiles`, from the
+/// polygons of the tiles that changed (`gathered`) and the regions of the
+/// others in the mesh being replaced: those are copied, their edges paired
+/// as before (renumbered), and only the edges of changed regions, and of the
+/// others' edges that were paired with one, are paired again, by their
+/// ends' coordinates (every corner is on the snapping grid, which `f32`
+/// holds exactly, so equal coordinates are the same point).
+fn reassemble(
+    gathered: &Gathered<'_>,
+    tiles: &[TileMesh],
+    reuse: &Reuse<'_>,
+    areas: Vec<AreaKind>,
+    (reassembly, scratch): (&mut ReassemblyScratch, &mut AssemblyScratch),
+) -> MeshData {
+    let ReassemblyScratch {
+        remap,
+        unpaired,
+        by_ends,
+    } = reassembly;
+    let (old, old_start, changed) = (&reuse.old, &reuse.old_start, &reuse.changed);
+    let old_keys = &old.tables.region_keys;
+    remap.clear();
+    remap.resize(old_keys.len(), u32::MAX);
+    let mut at = 0;
+    for (t, tile) in tiles.iter().enumerate() {
+        if !changed[t] {
+            for (k, r) in (old_start[t]..old_start[t + 1]).enumerate() {
+                remap[r as usize] = at + k as u32;
+            }
+        }
+        at += tile.polygons.len() as u32;
+    }
+    let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(at as usize);
+    scratch.twin_start.clear();
+    scratch.twins.clear();
+    unpaired.clear();
+    for (t, tile) in tiles.iter().enumerate() {
+        if changed[t] {
+            let range = gathered.tile_start[t] as usize..gathered.tile_start[t + 1] as usize;
+            debug_assert_eq!(range.len(), tile.polygons.len());
+            for poly in &gathered.polygons[range] {
+                let i = regions.len() as u32;
+                let (mut vertices, portals) = scratch.lists();
+                let points = poly.vertices.iter();
+                vertices.extend(points.map(|&v| gathered.points[v as usize].as_vec2()));
+                scratch.twin_start.push(scratch.twins.len() as u32);
+                for k in 0..vertices.len() {
+                    scratch.twins.push(NO_TWIN);
+                    unpaired.push((i, k as u32));
+                }
+                regions.insert(Region {
+                    vertices,
+                    portals,
+                    area: poly.area,
+                    component: 0,
+                    index: i,
+                });
+            }
+            continue;
+        }
+        for r in old_start[t]..old_start[t + 1] {
+            let i = regions.len() as u32;
+            let was = &old.data.regions[old_keys[r as usize]];
+            scratch.twin_start.push(scratch.twins.len() as u32);
+            for (k, portal) in was.portals.iter().enumerate() {
+                let Some(pid) = *portal else {
+                    scratch.twins.push(NO_TWIN);
+                    continue;
+                };
+                let [a, b] = old.data.portals[pid].regions;
+                let other = &old.data.regions[if a == old_keys[r as usize] { b } else { a }];
+                let j = remap[other.index as usize];
+                if j == u32::MAX {
+                    // paired with a region that changes: pair it again
+                    scratch.twins.push(NO_TWIN);
+                    unpaired.push((i, k as u32));
+                } else {
+                    let slot = other.portals.iter().position(|&p| p == Some(pid));
+                    scratch
+                        .twins
+                        .push((j, slot.expect("a portal is on both its regions") as u32));
+                }
+            }
+            let (mut vertices, portals) = scratch.lists();
+            vertices.extend_from_slice(&was.vertices);
+            regions.insert(Region {
+                vertices,
+                portals,
+                area: was.area,
+                component: 0,
+                index: i,
+            });
+        }
+    }
+    // pair the rest by their ends: the last listed edge the other way, as
+    // `assemble` pairs them
+    let keys: Vec<RegionId> = regions.keys().collect();
+    let ends = |(i, k): (u32, u32)| {
+        let v = &regions[keys[i as usize]].vertices;
+        let (a, b) = (v[k as usize], v[(k as usize + 1) % v.len()]);
+        [a.x.to_bits(), a.y.to_bits(), b.x.to_bits(), b.y.to_bits()]
+    };
+    by_ends.clear();
+    for &edge in unpaired.iter() {
+        by_ends.insert(ends(edge), edge);
+    }
+    for &(i, k) in unpaired.iter() {
+        let [ax, ay, bx, by] = ends((i, k));
+        if let Some(&twin) = by_ends.get(&[bx, by, ax, ay]) {
+            scratch.twins[(scratch.twin_start[i as usize] + k) as usize] = twin;
+        }
+    }
+    super::link(regions, areas, scratch)
 }
 
 /// Splits every polygon edge that runs along a border between tiles at the
