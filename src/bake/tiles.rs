@@ -551,7 +551,7 @@ impl TileCache {
             (&tiling, &tiles, grid),
             (areas.clone(), 0.0),
             &mut scratch,
-            None,
+            (None, None),
         )?;
         Ok(TileCache {
             level: level.clone(),
@@ -890,22 +890,12 @@ impl TileCache {
         for &t in &dirty {
             rebaked_tiles[t] = true;
         }
-        let mut old_start = Vec::with_capacity(tiles.len() + 1);
-        let mut at = 0;
         let mut was = dirty.iter().zip(&old).peekable();
-        for (t, tile) in tiles.iter().enumerate() {
-            old_start.push(at);
-            at += match was.next_if(|(&d, _)| d == t) {
-                Some((_, old_tile)) => old_tile.polygons.len() as u32,
-                None => tile.polygons.len() as u32,
-            };
-        }
-        old_start.push(at);
-        let reuse = Reuse {
-            old: before,
-            old_start,
-            changed: self.tiling.with_neighbours(&rebaked_tiles),
-        };
+        let old_counts = tiles.iter().enumerate().map(|(t, tile)| {
+            let old_tile = was.next_if(|(&d, _)| d == t).map_or(tile, |(_, o)| o);
+            old_tile.polygons.len()
+        });
+        let reuse = Reuse::new(&self.tiling, before, old_counts, &rebaked_tiles);
         let replacing = Replacing {
             old: before,
             succession: &kept,
@@ -916,7 +906,7 @@ impl TileCache {
             (&self.tiling, &self.tiles, self.grid),
             (self.areas.clone(), 0.0),
             &mut self.scratch,
-            Some((replacing, reuse)),
+            (Some(replacing), Some(reuse)),
         ) {
             Ok(mesh) => mesh,
             Err(e) => {
@@ -1110,7 +1100,7 @@ impl<'a> TiledDerivation<'a> {
     pub(crate) fn derive(
         &self,
         radius: f32,
-        earlier: Option<(&[TileMesh], &[bool])>,
+        earlier: Option<(&[TileMesh], &[bool], &NavMesh)>,
     ) -> Result<(NavMesh, Vec<TileMesh>), BakeError> {
         // a pen wider than the whole mesh leaves nothing (and would have
         // every tile look at every other)
@@ -1121,15 +1111,26 @@ impl<'a> TiledDerivation<'a> {
         }
         let tiles = (0..self.tiling.len())
             .map(|t| match earlier {
-                Some((tiles, affected)) if !affected[t] => Ok(tiles[t].clone()),
+                Some((tiles, affected, _)) if !affected[t] => Ok(tiles[t].clone()),
                 _ => self.tile(t),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((self.mesh(radius, &tiles)?, tiles))
+        // the regions of the tiles derived again and their neighbours are
+        // assembled again; the others are the earlier mesh's
+        let reuse = earlier.map(|(old_tiles, affected, old)| {
+            let old_counts = old_tiles.iter().map(|t| t.polygons.len());
+            Reuse::new(&self.tiling, old, old_counts, affected)
+        });
+        Ok((self.mesh(radius, &tiles, reuse)?, tiles))
     }
 
     /// The mesh for the wider agent from its tiles.
-    fn mesh(&self, radius: f32, tiles: &[TileMesh]) -> Result<NavMesh, BakeError> {
+    fn mesh(
+        &self,
+        radius: f32,
+        tiles: &[TileMesh],
+        reuse: Option<Reuse<'_>>,
+    ) -> Result<NavMesh, BakeError> {
         let (level, mut config) = super::sized::finishing(self.base, radius);
         config.tile_size = Some(self.tiling.size as f32);
         build_mesh(
@@ -1138,7 +1139,7 @@ impl<'a> TiledDerivation<'a> {
             (&self.tiling, tiles, self.grid),
             (self.base.data.areas.clone(), radius),
             &mut MeshScratch::default(),
-            None,
+            (None, reuse),
         )
         .map(|mut mesh| {
             // carried to the next edit by deriving afresh, never from it
@@ -1163,7 +1164,8 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
     for (bits, slot) in earlier {
         let radius = f32::from_bits(bits);
         let Some(Some(Sized {
-            tiles: Some(tiles), ..
+            tiles: Some(tiles),
+            mesh: old,
         })) = slot.get()
         else {
             continue;
@@ -1172,7 +1174,7 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
             continue;
         };
         let affected = tiled.affected(dirty);
-        if let Ok((mesh, tiles)) = tiled.derive(radius, Some((tiles, &affected))) {
+        if let Ok((mesh, tiles)) = tiled.derive(radius, Some((tiles, &affected, old))) {
             let sized = Sized {
                 mesh: Arc::new(mesh),
                 tiles: Some(Arc::new(tiles)),
@@ -1242,15 +1244,15 @@ fn build_mesh(
     (tiling, tiles, grid): (&Tiling, &[TileMesh], Grid),
     (areas, radius): (Vec<AreaKind>, f32),
     scratch: &mut MeshScratch,
-    replacing: Option<(Replacing<'_>, Reuse<'_>)>,
+    (replacing, reuse): (Option<Replacing<'_>>, Option<Reuse<'_>>),
 ) -> Result<NavMesh, BakeError> {
     let started = std::time::Instant::now();
-    // an edit gathers the tiles whose regions can change and their
+    // a rebuild gathers the tiles whose regions can change and their
     // neighbours (whose border points split theirs); the rest it takes from
     // the mesh it replaces
-    let gathered = replacing
+    let gathered = reuse
         .as_ref()
-        .map(|(_, reuse)| tiling.with_neighbours(&reuse.changed));
+        .map(|reuse| tiling.with_neighbours(&reuse.changed));
     let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
     // only a point on a border between tiles can be another tile's too (a
     // tile's own points are distinct): the others need no look-up
@@ -1325,17 +1327,16 @@ fn build_mesh(
     debug_assert!(points.len() < ON_BORDER as usize);
     let (points, polygons) = (&*points, &mut polygons[..]);
     split_border_edges(tiling, points, (border, touches_border), polygons);
-    let (replacing, mut data) = match replacing {
-        None => (None, assemble(points, polygons, areas, assembly)),
-        Some((replacing, reuse)) => {
+    let mut data = match reuse {
+        None => assemble(points, polygons, areas, assembly),
+        Some(reuse) => {
             let gathered = Gathered {
                 points,
                 polygons,
                 tile_start,
             };
             let scratch = (&mut *reassembly, &mut *assembly);
-            let data = reassemble(&gathered, tiles, &reuse, areas, scratch);
-            (Some(replacing), data)
+            reassemble(&gathered, tiles, &reuse, areas, scratch)
         }
     };
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
@@ -1365,6 +1366,27 @@ struct Reuse<'a> {
     /// points; a tile's other regions keep their vertices, and their edges
     /// on its borders with the others keep their pairs).
     changed: Vec<bool>,
+}
+
+impl<'a> Reuse<'a> {
+    /// What a rebuild of `old` (whose tiles held `old_counts` regions) can
+    /// take when the tiles flagged in `rebaked` were baked again.
+    fn new(
+        tiling: &Tiling,
+        old: &'a NavMesh,
+        old_counts: impl Iterator<Item = usize>,
+        rebaked: &[bool],
+    ) -> Reuse<'a> {
+        let mut old_start = vec![0];
+        for n in old_counts {
+            old_start.push(old_start[old_start.len() - 1] + n as u32);
+        }
+        Reuse {
+            old,
+            old_start,
+            changed: tiling.with_neighbours(rebaked),
+        }
+    }
 }
 
 /// The polygons [`build_mesh`] gathered (some of the tiles), their border
