@@ -27,7 +27,6 @@ pub use tiles::{Edit, ObstacleId, TileCache, MAX_TILES};
 pub use triangulate::TriangleSoup;
 
 use crate::error::BakeError;
-use crate::fxmap::FxHashMap;
 use crate::level::Level;
 use crate::mesh::{
     AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId, Succession,
@@ -616,17 +615,20 @@ pub(crate) fn link(
             uf.union(i as u32, j);
         }
     }
-    let mut component_of_root: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut component_of_root = vec![u32::MAX; keys.len()];
+    let mut components = 0;
     for (i, key) in keys.iter().enumerate() {
-        let root = uf.find(i as u32);
-        let next = component_of_root.len() as u32;
-        let c = *component_of_root.entry(root).or_insert(next);
-        regions[*key].component = c;
+        let c = &mut component_of_root[uf.find(i as u32) as usize];
+        if *c == u32::MAX {
+            *c = components;
+            components += 1;
+        }
+        regions[*key].component = *c;
     }
     let stats = BakeStats {
         regions: regions.len() as u32,
         portals: portals.len() as u32,
-        components: component_of_root.len() as u32,
+        components,
         ..BakeStats::default()
     };
     MeshData {

@@ -885,7 +885,6 @@ impl TileCache {
             .map(|(&t, new)| std::mem::replace(&mut self.tiles[t], new))
             .collect();
         let (before, tiles) = (&*self.mesh, &self.tiles);
-        let kept = |after: &NavMesh| succession(before, after, tiles, (&dirty, &old));
         let mut rebaked_tiles = vec![false; tiles.len()];
         for &t in &dirty {
             rebaked_tiles[t] = true;
@@ -896,6 +895,8 @@ impl TileCache {
             old_tile.polygons.len()
         });
         let reuse = Reuse::new(&self.tiling, before, old_counts, &rebaked_tiles);
+        let changed = reuse.changed.clone();
+        let kept = |after: &NavMesh| succession(before, after, tiles, (&dirty, &old), &changed);
         let replacing = Replacing {
             old: before,
             succession: &kept,
@@ -1190,13 +1191,15 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
 /// tile that was not re-baked (not in `dirty`, whose old tiles are `old_tiles`)
 /// holds as many regions in both meshes, in the same order. Each of those
 /// is kept if its polygon, area and cost are the same: one next to a
-/// re-baked tile may have had a border edge split differently. Where the
-/// counts do not add up, no region is kept (never a wrong match).
+/// re-baked tile may have had a border edge split differently. Those of a
+/// tile the rebuild took whole from `before` (not `changed`) are the same.
+/// Where the counts do not add up, no region is kept (never a wrong match).
 fn succession(
     before: &NavMesh,
     after: &NavMesh,
     tiles: &[TileMesh],
     (dirty, old_tiles): (&[usize], &[TileMesh]),
+    changed: &[bool],
 ) -> Succession {
     let (old, new) = (&before.tables, &after.tables);
     let (before_n, after_n) = (old.region_keys.len(), new.region_keys.len());
@@ -1207,6 +1210,8 @@ fn succession(
         let now = tile.polygons.len();
         if let Some((_, was)) = rebaked.next_if(|(&d, _)| d == t) {
             regions.resize(regions.len() + was.polygons.len(), u32::MAX);
+        } else if !changed[t] && regions.len() + now <= before_n && at + now <= after_n {
+            regions.extend(at as u32..(at + now) as u32);
         } else {
             for k in at..at + now {
                 let r = regions.len();

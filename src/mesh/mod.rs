@@ -609,7 +609,6 @@ impl Tables {
         let mut region_cost = Vec::with_capacity(region_keys.len());
         let mut region_area = Vec::with_capacity(region_keys.len());
         let mut region_component = Vec::with_capacity(region_keys.len());
-        let mut bounds = Aabb::EMPTY;
         let mut min_cost = f32::INFINITY;
         let mut corner_start = Vec::with_capacity(region_keys.len() + 1);
         let mut corners = Vec::with_capacity(data.regions.values().map(|r| r.vertices.len()).sum());
@@ -627,8 +626,8 @@ impl Tables {
             region_cost.push(cost);
             region_area.push(region.area);
             region_component.push(region.component);
-            bounds = bounds.union(Aabb::from_points(&region.vertices));
         }
+        let bounds = Aabb::from_points(&corners);
         region_start.push(region_portals.len() as u32);
         corner_start.push(corners.len() as u32);
         let index_of = |k: RegionId| data.regions.get(k).map_or(u32::MAX, |r| r.index);
