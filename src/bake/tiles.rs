@@ -1255,6 +1255,12 @@ fn build_mesh(
     // a rebuild gathers the tiles whose regions can change and their
     // neighbours (whose border points split theirs); the rest it takes from
     // the mesh it replaces
+    // (a mesh laid out otherwise than the tiles say is assembled whole)
+    let reuse = reuse.filter(|r| {
+        r.changed.len() == tiles.len()
+            && r.old_start.len() == tiles.len() + 1
+            && r.old_start[tiles.len()] as usize == r.old.tables.region_keys.len()
+    });
     let gathered = reuse
         .as_ref()
         .map(|reuse| tiling.with_neighbours(&reuse.changed));
