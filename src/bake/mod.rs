@@ -596,7 +596,7 @@ pub(crate) fn link(
         let n = regions[key].vertices.len();
         for k in 0..n {
             let (j, slot) = scratch.twins[first + k];
-            // each pair once, from its first region (none is `NO_TWIN`)
+            // each pair once, from its first region; `NO_TWIN` is a wall
             if j == NO_TWIN.0 || j as usize <= i {
                 continue;
             }

@@ -12,7 +12,8 @@
 //!
 //! ```text
 //! level -> clip per tile -> (booleans, CDT, merge) per tile -> assemble -> NavMesh
-//!                 ^ runtime obstacles re-bake only the tiles they overlap
+//!                 ^ runtime obstacles re-bake only the tiles they overlap,
+//!                   and only those and their neighbours are assembled again
 //! ```
 //!
 //! Regions never cross a tile border. Where two tiles meet, both sides have
@@ -415,8 +416,9 @@ pub struct TileCache {
     /// ([`TileCache::shared_mesh`]).
     mesh: Arc<NavMesh>,
     generation: u64,
-    /// The whole mesh's polygons and points as the last rebuild assembled
-    /// them, kept so the next rebuild reuses their storage.
+    /// The polygons and points the last rebuild gathered (every tile's on
+    /// the first, the changed tiles' and their neighbours' on an edit), and
+    /// the old regions' lists, kept so the next rebuild reuses their storage.
     scratch: MeshScratch,
     /// The rows of the current mesh's all-pairs table computed so far by
     /// [`TileCache::refresh_table`].
@@ -1242,7 +1244,9 @@ const ON_BORDER: u32 = 1 << 31;
 
 /// The mesh of a set of baked tiles: vertices shared by coordinates, border
 /// edges split at the other side's border points, then the untiled bake's
-/// assembly (portals, components) and hierarchy.
+/// assembly (portals, components) and hierarchy. With `reuse`, only the
+/// tiles that can change and their neighbours are gathered, and the
+/// assembly is [`reassemble`]'s.
 fn build_mesh(
     level: &Level,
     config: &BakeConfig,
@@ -1330,7 +1334,9 @@ fn build_mesh(
                 touches |= local[v as usize] & ON_BORDER != 0;
                 local[v as usize] & !ON_BORDER
             }));
-            touches_border.push(touches);
+            // a neighbour gathered only for its border points needs no split
+            let kept = reuse.as_ref().is_some_and(|r| !r.changed[t]);
+            touches_border.push(touches && !kept);
         }
     }
     tile_start.push(used as u32);
@@ -1409,7 +1415,8 @@ struct Gathered<'a> {
 }
 
 /// The mesh data [`assemble`] would give for all of `tiles`, from the
-/// polygons of the tiles that changed (`gathered`) and the regions of the
+/// polygons of the tiles that changed (in `gathered`, which also holds their
+/// neighbours' for the splitting) and the regions of the
 /// others in the mesh being replaced: those are copied, their edges paired
 /// as before (renumbered), and only the edges of changed regions, and of the
 /// others' edges that were paired with one, are paired again, by their
@@ -1512,7 +1519,10 @@ fn reassemble(
     };
     by_ends.clear();
     for &edge in unpaired.iter() {
-        by_ends.insert(ends(edge), edge);
+        // regions are convex and do not overlap: each directed edge is one
+        // region's (`assemble` would take the last listed)
+        let earlier = by_ends.insert(ends(edge), edge);
+        debug_assert!(earlier.is_none(), "edge {edge:?} listed twice");
     }
     for &(i, k) in unpaired.iter() {
         let [ax, ay, bx, by] = ends((i, k));
@@ -1651,6 +1661,40 @@ pub(crate) mod tests {
                 "{reused} of {} entries taken",
                 a.len()
             );
+        }
+    }
+
+    /// The succession an edit records (which skips comparing the regions of
+    /// tiles the rebuild took whole) is the one comparing every region of
+    /// the tiles not re-baked gives; it keeps most regions, not all.
+    #[test]
+    fn the_succession_is_what_comparing_every_region_gives() {
+        let (level, mut config) = den520d_tiled(32.0);
+        config.corridors = false;
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let mut ids = Vec::new();
+        for (x, y) in [(70.0, 60.0), (31.0, 95.0), (150.0, 30.0), (64.0, 64.0)] {
+            let outline = building(x, y);
+            let (lo, hi) = bounds(&counter_clockwise(&outline));
+            let range = cache.tiling.range(lo, hi).expect("on the tiles");
+            let dirty: Vec<usize> = cache.tiling.tiles(range).collect();
+            let before = cache.shared_mesh();
+            let old: Vec<TileMesh> = dirty.iter().map(|&t| cache.tiles[t].clone()).collect();
+            ids.push(cache.add_obstacle(&outline).expect("edit"));
+            let everywhere = vec![true; cache.tiles.len()];
+            let compared = succession(
+                &before,
+                cache.mesh(),
+                &cache.tiles,
+                (&dirty, &old),
+                &everywhere,
+            );
+            let recorded = cache.mesh().succession.as_ref().expect("recorded");
+            assert_eq!(recorded.from, before.serial);
+            assert_eq!(recorded.regions, compared.regions, "building at ({x}, {y})");
+            let kept = compared.regions.iter().filter(|&&k| k != u32::MAX).count();
+            assert!(kept > compared.regions.len() / 2 && kept < compared.regions.len());
+            cache.release(before);
         }
     }
 }

@@ -632,3 +632,32 @@ fn a_building_over_everything_walkable_is_refused_as_a_fresh_bake_is() {
         Err(portalnav::BakeError::NothingWalkable { .. })
     ));
 }
+
+/// A refused edit puts the old tiles back, so the next edit (which takes the
+/// regions of the tiles it cannot change from the mesh) still gives a fresh
+/// bake's bytes, on a level of many tiles with and without the hierarchy.
+#[test]
+fn after_a_refused_edit_the_next_still_equals_a_fresh_bake() {
+    for corridors in [false, true] {
+        let config = tiled(16.0, corridors);
+        let mut cache = TileCache::new(&rts_base(), &config).unwrap();
+        let before = bytes(cache.mesh());
+        let b = cache.mesh().bounds();
+        let everything = [
+            b.min - 1.0,
+            vec2(b.max.x + 1.0, b.min.y - 1.0),
+            b.max + 1.0,
+            vec2(b.min.x - 1.0, b.max.y + 1.0),
+        ];
+        let err = cache.add_obstacle(&everything).unwrap_err();
+        assert!(matches!(err, EditError::Bake(_)), "{err:?}");
+        assert_eq!(bytes(cache.mesh()), before);
+        let centre = (b.min + b.max) * 0.5;
+        let id = cache
+            .add_obstacle(&building(0, centre, vec2(5.0, 3.0), 0.0))
+            .unwrap();
+        assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config));
+        cache.remove_obstacle(id).unwrap();
+        assert_eq!(bytes(cache.mesh()), before);
+    }
+}
