@@ -646,3 +646,68 @@ fn portals_and_regions_know_the_largest_radius_that_passes() {
         Err(RadiusError::AboveMaximum { .. })
     ));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
+
+    /// Random edits on a level with costed areas and agent classes, in tiles
+    /// of 16: after each, the meshes for two radii carried through the
+    /// edits (the tiles near an edit derived again, the rest of the mesh
+    /// taken from the earlier one) are byte for byte the ones derived from a
+    /// fresh tiled bake of the level with the surviving obstacles.
+    #[test]
+    fn carried_meshes_for_radii_follow_random_edits_on_a_level_with_areas(
+        steps in proptest::collection::vec(
+            (0.0f32..1.0, 0.0f32..1.0, 1.0f32..9.0, 1.0f32..9.0, proptest::bool::weighted(0.3)),
+            1..5,
+        ),
+    ) {
+        use glam::vec2;
+        use portalnav::TileCache;
+        let level = Level::from_file(data_dir().join("levels/rts_base.json")).unwrap();
+        let config = BakeConfig {
+            tile_size: Some(16.0),
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mut cache = TileCache::new(&level, &config).unwrap();
+        let top = cache.mesh().max_radius();
+        let radii = [top * 0.5, top];
+        for r in radii {
+            cache.mesh().for_radius(r).unwrap();
+        }
+        let b = cache.mesh().bounds();
+        let mut live = Vec::new();
+        for (fx, fy, w, h, remove) in steps {
+            if remove && !live.is_empty() {
+                cache.remove_obstacle(live.remove(0)).unwrap();
+            } else {
+                let at = b.min + (b.max - b.min) * vec2(fx, fy);
+                let outline = vec![at, at + vec2(w, 0.0), at + vec2(w, h), at + vec2(0.0, h)];
+                match cache.add_obstacle(&outline) {
+                    Ok(id) => live.push(id),
+                    // covering all that is walkable: refused, the mesh unchanged
+                    Err(_) => continue,
+                }
+            }
+            let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).unwrap();
+            for r in radii {
+                let carried = cache.mesh().for_radius(r);
+                let derived = fresh.for_radius(r);
+                match (carried, derived) {
+                    (Ok(carried), Ok(derived)) => proptest::prop_assert!(
+                        carried.to_bytes().unwrap() == derived.to_bytes().unwrap(),
+                        "radius {r}: the carried mesh is not the fresh one"
+                    ),
+                    (Err(_), Err(_)) => {}
+                    (carried, derived) => proptest::prop_assert!(
+                        false,
+                        "radius {r}: carried {:?}, fresh {:?}",
+                        carried.err(),
+                        derived.err()
+                    ),
+                }
+            }
+        }
+    }
+}
