@@ -1256,10 +1256,10 @@ fn build_mesh(
     (replacing, reuse): (Option<Replacing<'_>>, Option<Reuse<'_>>),
 ) -> Result<NavMesh, BakeError> {
     let started = std::time::Instant::now();
-    // a rebuild gathers the tiles whose regions can change and their
-    // neighbours (whose border points split theirs); the rest it takes from
-    // the mesh it replaces
-    // (a mesh laid out otherwise than the tiles say is assembled whole)
+    // a rebuild takes from the mesh it replaces the regions of the tiles it
+    // cannot change (a mesh laid out otherwise than the tiles say is
+    // assembled whole), and gathers the others and their neighbours (whose
+    // border points split theirs)
     let reuse = reuse.filter(|r| {
         r.changed.len() == tiles.len()
             && r.old_start.len() == tiles.len() + 1
@@ -1335,8 +1335,8 @@ fn build_mesh(
                 local[v as usize] & !ON_BORDER
             }));
             // a neighbour gathered only for its border points needs no split
-            let kept = reuse.as_ref().is_some_and(|r| !r.changed[t]);
-            touches_border.push(touches && !kept);
+            let ring = reuse.as_ref().is_some_and(|r| !r.changed[t]);
+            touches_border.push(touches && !ring);
         }
     }
     tile_start.push(used as u32);
@@ -1371,8 +1371,9 @@ fn build_mesh(
     finish(data, level, config, (radius, started), replacing)
 }
 
-/// What an edit's rebuild takes from the mesh it replaces: the regions of
-/// the tiles it cannot change, with their portals between them.
+/// What an edit's rebuild (of the base mesh, or of one derived for a wider
+/// agent) takes from the mesh it replaces: the regions of the tiles it
+/// cannot change, with their portals between them.
 struct Reuse<'a> {
     old: &'a NavMesh,
     /// Per tile, the index of its first region in `old` (and their count at
@@ -1416,12 +1417,13 @@ struct Gathered<'a> {
 
 /// The mesh data [`assemble`] would give for all of `tiles`, from the
 /// polygons of the tiles that changed (in `gathered`, which also holds their
-/// neighbours' for the splitting) and the regions of the
-/// others in the mesh being replaced: those are copied, their edges paired
-/// as before (renumbered), and only the edges of changed regions, and of the
-/// others' edges that were paired with one, are paired again, by their
-/// ends' coordinates (every corner is on the snapping grid, which `f32`
-/// holds exactly, so equal coordinates are the same point).
+/// neighbours' for the splitting) and the regions of the others in the mesh
+/// being replaced. Those are copied, their edges paired as before
+/// (renumbered); only the edges of changed regions, and the others' edges
+/// that were paired with one, are paired again, by their ends' coordinates
+/// (every corner is on the snapping grid, which `f32` holds exactly, and
+/// distinct points have distinct coordinates, so equal coordinates are the
+/// same point).
 fn reassemble(
     gathered: &Gathered<'_>,
     tiles: &[TileMesh],
@@ -1487,15 +1489,14 @@ fn reassemble(
                 let [a, b] = old.data.portals[pid].regions;
                 let other = &old.data.regions[if a == old_keys[r as usize] { b } else { a }];
                 let j = remap[other.index as usize];
-                if j == u32::MAX {
+                let slot = other.portals.iter().position(|&p| p == Some(pid));
+                match slot {
+                    Some(slot) if j != u32::MAX => scratch.twins.push((j, slot as u32)),
                     // paired with a region that changes: pair it again
-                    scratch.twins.push(NO_TWIN);
-                    unpaired.push((i, k as u32));
-                } else {
-                    let slot = other.portals.iter().position(|&p| p == Some(pid));
-                    scratch
-                        .twins
-                        .push((j, slot.expect("a portal is on both its regions") as u32));
+                    _ => {
+                        scratch.twins.push(NO_TWIN);
+                        unpaired.push((i, k as u32));
+                    }
                 }
             }
             let (mut vertices, portals) = scratch.lists();
@@ -1509,8 +1510,7 @@ fn reassemble(
             });
         }
     }
-    // pair the rest by their ends: the last listed edge the other way, as
-    // `assemble` pairs them
+    // pair the rest by their ends' coordinates
     let keys: Vec<RegionId> = regions.keys().collect();
     let ends = |(i, k): (u32, u32)| {
         let v = &regions[keys[i as usize]].vertices;
@@ -1672,7 +1672,6 @@ pub(crate) mod tests {
         let (level, mut config) = den520d_tiled(32.0);
         config.corridors = false;
         let mut cache = TileCache::new(&level, &config).expect("bakes");
-        let mut ids = Vec::new();
         for (x, y) in [(70.0, 60.0), (31.0, 95.0), (150.0, 30.0), (64.0, 64.0)] {
             let outline = building(x, y);
             let (lo, hi) = bounds(&counter_clockwise(&outline));
@@ -1680,7 +1679,7 @@ pub(crate) mod tests {
             let dirty: Vec<usize> = cache.tiling.tiles(range).collect();
             let before = cache.shared_mesh();
             let old: Vec<TileMesh> = dirty.iter().map(|&t| cache.tiles[t].clone()).collect();
-            ids.push(cache.add_obstacle(&outline).expect("edit"));
+            cache.add_obstacle(&outline).expect("edit");
             let everywhere = vec![true; cache.tiles.len()];
             let compared = succession(
                 &before,
