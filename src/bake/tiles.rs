@@ -452,8 +452,9 @@ struct ReassemblyScratch {
     /// Per region of the mesh being replaced, its index in the new one
     /// (`u32::MAX` in the tiles that change).
     remap: Vec<u32>,
-    /// Edges to pair by their ends' coordinates: (region, edge slot).
-    unpaired: Vec<(u32, u32)>,
+    /// Edges to pair by their ends' coordinates: (region, edge slot), with
+    /// [`edge_ends`].
+    unpaired: Vec<((u32, u32), [u32; 4])>,
     by_ends: FxHashMap<[u32; 4], (u32, u32)>,
 }
 
@@ -897,8 +898,8 @@ impl TileCache {
             old_tile.polygons.len()
         });
         let reuse = Reuse::new(&self.tiling, before, old_counts, &rebaked_tiles);
-        let changed = reuse.changed.clone();
-        let kept = |after: &NavMesh| succession(before, after, tiles, (&dirty, &old), &changed);
+        let changed = &reuse.changed;
+        let kept = |after: &NavMesh| succession(before, after, tiles, (&dirty, &old), changed);
         let replacing = Replacing {
             old: before,
             succession: &kept,
@@ -909,7 +910,7 @@ impl TileCache {
             (&self.tiling, &self.tiles, self.grid),
             (self.areas.clone(), 0.0),
             &mut self.scratch,
-            (Some(replacing), Some(reuse)),
+            (Some(replacing), Some(&reuse)),
         ) {
             Ok(mesh) => mesh,
             Err(e) => {
@@ -1124,7 +1125,7 @@ impl<'a> TiledDerivation<'a> {
             let old_counts = old_tiles.iter().map(|t| t.polygons.len());
             Reuse::new(&self.tiling, old, old_counts, affected)
         });
-        Ok((self.mesh(radius, &tiles, reuse)?, tiles))
+        Ok((self.mesh(radius, &tiles, reuse.as_ref())?, tiles))
     }
 
     /// The mesh for the wider agent from its tiles.
@@ -1132,7 +1133,7 @@ impl<'a> TiledDerivation<'a> {
         &self,
         radius: f32,
         tiles: &[TileMesh],
-        reuse: Option<Reuse<'_>>,
+        reuse: Option<&Reuse<'_>>,
     ) -> Result<NavMesh, BakeError> {
         let (level, mut config) = super::sized::finishing(self.base, radius);
         config.tile_size = Some(self.tiling.size as f32);
@@ -1253,7 +1254,7 @@ fn build_mesh(
     (tiling, tiles, grid): (&Tiling, &[TileMesh], Grid),
     (areas, radius): (Vec<AreaKind>, f32),
     scratch: &mut MeshScratch,
-    (replacing, reuse): (Option<Replacing<'_>>, Option<Reuse<'_>>),
+    (replacing, reuse): (Option<Replacing<'_>>, Option<&Reuse<'_>>),
 ) -> Result<NavMesh, BakeError> {
     let started = std::time::Instant::now();
     // a rebuild takes from the mesh it replaces the regions of the tiles it
@@ -1265,9 +1266,7 @@ fn build_mesh(
             && r.old_start.len() == tiles.len() + 1
             && r.old_start[tiles.len()] as usize == r.old.tables.region_keys.len()
     });
-    let gathered = reuse
-        .as_ref()
-        .map(|reuse| tiling.with_neighbours(&reuse.changed));
+    let gathered = reuse.map(|reuse| tiling.with_neighbours(&reuse.changed));
     let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
     // only a point on a border between tiles can be another tile's too (a
     // tile's own points are distinct): the others need no look-up
@@ -1294,6 +1293,8 @@ fn build_mesh(
         if gathered.as_ref().is_some_and(|g| !g[t]) {
             continue;
         }
+        // a neighbour gathered only for its border points needs no split
+        let ring = reuse.is_some_and(|r| !r.changed[t]);
         // a point strictly inside its tile's square is on no border line
         // (the lines are the squares' sides, `rect` exact multiples of the
         // tile size): no rounding needed for it
@@ -1334,8 +1335,6 @@ fn build_mesh(
                 touches |= local[v as usize] & ON_BORDER != 0;
                 local[v as usize] & !ON_BORDER
             }));
-            // a neighbour gathered only for its border points needs no split
-            let ring = reuse.as_ref().is_some_and(|r| !r.changed[t]);
             touches_border.push(touches && !ring);
         }
     }
@@ -1353,7 +1352,7 @@ fn build_mesh(
                 tile_start,
             };
             let scratch = (&mut *reassembly, &mut *assembly);
-            reassemble(&gathered, tiles, &reuse, areas, scratch)
+            reassemble(&gathered, tiles, reuse, areas, scratch)
         }
     };
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
@@ -1465,7 +1464,7 @@ fn reassemble(
                 scratch.twin_start.push(scratch.twins.len() as u32);
                 for k in 0..vertices.len() {
                     scratch.twins.push(NO_TWIN);
-                    unpaired.push((i, k as u32));
+                    unpaired.push(((i, k as u32), edge_ends(&vertices, k)));
                 }
                 regions.insert(Region {
                     vertices,
@@ -1489,13 +1488,15 @@ fn reassemble(
                 let [a, b] = old.data.portals[pid].regions;
                 let other = &old.data.regions[if a == old_keys[r as usize] { b } else { a }];
                 let j = remap[other.index as usize];
-                let slot = other.portals.iter().position(|&p| p == Some(pid));
+                let slot = (j != u32::MAX)
+                    .then(|| other.portals.iter().position(|&p| p == Some(pid)))
+                    .flatten();
                 match slot {
-                    Some(slot) if j != u32::MAX => scratch.twins.push((j, slot as u32)),
+                    Some(slot) => scratch.twins.push((j, slot as u32)),
                     // paired with a region that changes: pair it again
-                    _ => {
+                    None => {
                         scratch.twins.push(NO_TWIN);
-                        unpaired.push((i, k as u32));
+                        unpaired.push(((i, k as u32), edge_ends(&was.vertices, k)));
                     }
                 }
             }
@@ -1511,26 +1512,26 @@ fn reassemble(
         }
     }
     // pair the rest by their ends' coordinates
-    let keys: Vec<RegionId> = regions.keys().collect();
-    let ends = |(i, k): (u32, u32)| {
-        let v = &regions[keys[i as usize]].vertices;
-        let (a, b) = (v[k as usize], v[(k as usize + 1) % v.len()]);
-        [a.x.to_bits(), a.y.to_bits(), b.x.to_bits(), b.y.to_bits()]
-    };
     by_ends.clear();
-    for &edge in unpaired.iter() {
+    for &(edge, ends) in unpaired.iter() {
         // regions are convex and do not overlap: each directed edge is one
         // region's (`assemble` would take the last listed)
-        let earlier = by_ends.insert(ends(edge), edge);
+        let earlier = by_ends.insert(ends, edge);
         debug_assert!(earlier.is_none(), "edge {edge:?} listed twice");
     }
-    for &(i, k) in unpaired.iter() {
-        let [ax, ay, bx, by] = ends((i, k));
+    for &((i, k), [ax, ay, bx, by]) in unpaired.iter() {
         if let Some(&twin) = by_ends.get(&[bx, by, ax, ay]) {
             scratch.twins[(scratch.twin_start[i as usize] + k) as usize] = twin;
         }
     }
     super::link(regions, areas, scratch)
+}
+
+/// The bits of the coordinates of edge `k`'s ends (from `v[k]` to the next
+/// vertex): equal for the same directed edge of two regions.
+fn edge_ends(v: &[Vec2], k: usize) -> [u32; 4] {
+    let (a, b) = (v[k], v[(k + 1) % v.len()]);
+    [a.x.to_bits(), a.y.to_bits(), b.x.to_bits(), b.y.to_bits()]
 }
 
 /// Splits every polygon edge that runs along a border between tiles at the
