@@ -22,6 +22,7 @@
 //! border point of the other side, so every border segment is a portal or a
 //! wall on both sides.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use glam::{DVec2, Vec2};
@@ -962,7 +963,8 @@ fn install(mesh: &mut NavMesh, table: Option<TableBuild>) {
 }
 
 /// The regions and the walls (edges without a portal) of a tiled mesh, by
-/// tile: what deriving a tile for a wider agent reads.
+/// tile: what deriving a tile for a wider agent reads, whatever the radius.
+#[derive(Clone)]
 struct ByTile {
     regions: Vec<Vec<u32>>,
     walls: Vec<Vec<[DVec2; 2]>>,
@@ -1001,20 +1003,30 @@ pub(crate) struct TiledDerivation<'a> {
     /// Tiles away (along x and y) a wall can be and still reach a tile.
     hops: usize,
     reach: f64,
-    by_tile: ByTile,
+    by_tile: Cow<'a, ByTile>,
 }
 
 impl<'a> TiledDerivation<'a> {
     /// For `base` (baked in tiles) and an agent of `radius` (above its own).
     pub(crate) fn new(base: &'a NavMesh, radius: f32) -> Option<TiledDerivation<'a>> {
         let tiling = Tiling::of(base.data.tiling?);
+        let by_tile = Cow::Owned(ByTile::of(base, &tiling));
+        Some(Self::with(base, radius, (tiling, by_tile)))
+    }
+
+    /// As [`TiledDerivation::new`], with `base`'s tiling and its regions and
+    /// walls by tile, which serve every radius.
+    fn with(
+        base: &'a NavMesh,
+        radius: f32,
+        (tiling, by_tile): (Tiling, Cow<'a, ByTile>),
+    ) -> TiledDerivation<'a> {
         let grid = Grid::with_scale(base.data.snap_scale);
-        let by_tile = ByTile::of(base, &tiling);
         let pens = grid.pens(radius - base.data.agent_radius);
         // the pen's corners, and a step of rounding
         let reach = pens.reach() + 1.0 / grid.scale;
         let hops = (reach / tiling.size).ceil() as usize;
-        Some(TiledDerivation {
+        TiledDerivation {
             base,
             tiling,
             grid,
@@ -1022,24 +1034,30 @@ impl<'a> TiledDerivation<'a> {
             hops,
             reach,
             by_tile,
-        })
+        }
     }
 
-    /// Tiles whose derived tile can change when tiles `dirty` of the base
-    /// are re-baked: those within the pen's reach of a dirty tile. That
-    /// holds the dirty tiles' walls and regions, and the neighbours whose
-    /// border edges (regions and walls on the shared border) the re-bake
-    /// may have split differently.
-    pub(crate) fn affected(&self, dirty: &[usize]) -> Vec<bool> {
+    /// Tiles whose derived tile changes when tiles `dirty` of `before` (the
+    /// base this one replaces, derived for the same radius) are re-baked.
+    /// Only tiles within the pen's reach of a dirty tile can: that holds
+    /// the dirty tiles' walls and regions, and the neighbours whose border
+    /// edges (regions and walls on the shared border) the re-bake may have
+    /// split differently. Of those, a tile whose reads
+    /// ([`TiledDerivation::reads`]) are the same in both bases derives the
+    /// same tile, so only the others are affected: a building inside one
+    /// tile usually changes that tile alone.
+    pub(crate) fn affected(&self, dirty: &[usize], before: &TiledDerivation<'_>) -> Vec<bool> {
         let mut out = vec![false; self.tiling.len()];
         let (w, h) = (self.tiling.count[0], self.tiling.count[1]);
+        let same_tiling = self.tiling.count == before.tiling.count;
         // tiles k apart along an axis have k - 1 tiles between them
         let k = 1 + (self.reach / self.tiling.size).floor() as usize;
         for &d in dirty {
             let (x, y) = (d % w, d / w);
             for ty in y.saturating_sub(k)..=(y + k).min(h - 1) {
                 for tx in x.saturating_sub(k)..=(x + k).min(w - 1) {
-                    out[ty * w + tx] = true;
+                    let t = ty * w + tx;
+                    out[t] = out[t] || !same_tiling || self.reads(t) != before.reads(t);
                 }
             }
         }
@@ -1049,37 +1067,24 @@ impl<'a> TiledDerivation<'a> {
     /// Tile `t` of the mesh for the wider agent: the base's regions in it,
     /// less what the pen covers swept along every wall that reaches it
     /// (each sweep clipped to the tile, so both sides of a border cut it
-    /// at the same points), then the CDT and the merge.
+    /// at the same points), then the CDT and the merge. It depends on
+    /// nothing but [`TiledDerivation::reads`] of `t` (and the radius).
     fn tile(&self, t: usize) -> Result<TileMesh, BakeError> {
-        if self.by_tile.regions[t].is_empty() {
+        let Some((kinds, walls)) = self.reads(t) else {
             return Ok(TileMesh::default());
-        }
+        };
         let rect = self.tiling.rect(t);
-        let (lo, hi) = (
-            rect[0] - DVec2::splat(self.reach),
-            rect[1] + DVec2::splat(self.reach),
-        );
-        let w = self.tiling.count[0];
-        let (x, y) = (t % w, t / w);
         let mut sweeps: Contours = Vec::new();
-        for uy in y.saturating_sub(self.hops)..=(y + self.hops).min(self.tiling.count[1] - 1) {
-            for ux in x.saturating_sub(self.hops)..=(x + self.hops).min(w - 1) {
-                for &[a, b] in &self.by_tile.walls[uy * w + ux] {
-                    if a.max(b).cmplt(lo).any() || a.min(b).cmpgt(hi).any() {
-                        continue;
-                    }
-                    let hull: Vec<DVec2> = (self.pens.sweep([a.x, a.y], [b.x, b.y]))
-                        .into_iter()
-                        .map(|[x, y]| DVec2::new(x, y))
-                        .collect();
-                    let part = clip(&hull, rect);
-                    if !part.is_empty() {
-                        sweeps.push(as_points(&part));
-                    }
-                }
+        for [a, b] in walls {
+            let hull: Vec<DVec2> = (self.pens.sweep([a.x, a.y], [b.x, b.y]))
+                .into_iter()
+                .map(|[x, y]| DVec2::new(x, y))
+                .collect();
+            let part = clip(&hull, rect);
+            if !part.is_empty() {
+                sweeps.push(as_points(&part));
             }
         }
-        let kinds = regions_by_kind(self.base, Some(&self.by_tile.regions[t]));
         let walkable: Contours = kinds.iter().flatten().cloned().collect();
         let shapes = self.grid.overlay(
             &walkable,
@@ -1096,6 +1101,35 @@ impl<'a> TiledDerivation<'a> {
                 .grid
                 .outline(shapes, costed.filter(|(_, c)| !c.is_empty())),
         )
+    }
+
+    /// What deriving tile `t` reads of the base: its regions' polygons by
+    /// area kind, and the walls that reach it, each in the order the
+    /// derivation takes them; `None` for a tile without regions. Two bases
+    /// that read the same for a tile derive the same tile from it.
+    fn reads(&self, t: usize) -> Option<(Vec<Contours>, Vec<[DVec2; 2]>)> {
+        let regions = &self.by_tile.regions[t];
+        if regions.is_empty() {
+            return None;
+        }
+        let rect = self.tiling.rect(t);
+        let (lo, hi) = (
+            rect[0] - DVec2::splat(self.reach),
+            rect[1] + DVec2::splat(self.reach),
+        );
+        let w = self.tiling.count[0];
+        let (x, y) = (t % w, t / w);
+        let mut walls = Vec::new();
+        for uy in y.saturating_sub(self.hops)..=(y + self.hops).min(self.tiling.count[1] - 1) {
+            for ux in x.saturating_sub(self.hops)..=(x + self.hops).min(w - 1) {
+                walls.extend(
+                    self.by_tile.walls[uy * w + ux]
+                        .iter()
+                        .filter(|&&[a, b]| !(a.max(b).cmplt(lo).any() || a.min(b).cmpgt(hi).any())),
+                );
+            }
+        }
+        Some((regions_by_kind(self.base, Some(regions)), walls))
     }
 
     /// The mesh for an agent of `radius` and its tiles: every tile derived,
@@ -1165,6 +1199,8 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
     let mut carried = Vec::with_capacity(earlier.len());
+    // both meshes' regions and walls by tile, gathered once for every radius
+    let mut by_tile = None;
     for (bits, slot) in earlier {
         let radius = f32::from_bits(bits);
         let Some(Some(Sized {
@@ -1174,10 +1210,15 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
         else {
             continue;
         };
-        let Some(tiled) = TiledDerivation::new(after, radius) else {
+        let (Some(now), Some(was)) = (after.data.tiling, before.data.tiling) else {
             continue;
         };
-        let affected = tiled.affected(dirty);
+        let (now, was) = (Tiling::of(now), Tiling::of(was));
+        let (by_now, by_was) =
+            by_tile.get_or_insert_with(|| (ByTile::of(after, &now), ByTile::of(before, &was)));
+        let tiled = TiledDerivation::with(after, radius, (now, Cow::Borrowed(by_now)));
+        let earlier = TiledDerivation::with(before, radius, (was, Cow::Borrowed(by_was)));
+        let affected = tiled.affected(dirty, &earlier);
         if let Ok((mesh, tiles)) = tiled.derive(radius, Some((tiles, &affected, old))) {
             let sized = Sized {
                 mesh: Arc::new(mesh),
@@ -1695,6 +1736,46 @@ pub(crate) mod tests {
             let kept = compared.regions.iter().filter(|&&k| k != u32::MAX).count();
             assert!(kept > compared.regions.len() / 2 && kept < compared.regions.len());
             cache.release(before);
+        }
+    }
+
+    /// A building inside one tile, away from its borders, derives that
+    /// tile again alone; one whose walls reach into the next tile derives
+    /// that one too, though its regions are the same (the other tiles in
+    /// reach are not derived again). The meshes carried for the radius are
+    /// compared with fresh derivations by the suite (`tests/suite/sizes.rs`).
+    #[test]
+    fn an_edit_derives_again_only_the_tiles_whose_reads_changed() {
+        let (level, mut config) = den520d_tiled(32.0);
+        config.corridors = false;
+        config.max_radius = Some(1.0);
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let w = cache.tiling.count[0];
+        // open ground in tile (2, 2), which spans 64..96 on both axes
+        for (x, y, expected) in [
+            (76.0, 76.0, vec![2 * w + 2]),
+            (88.5, 76.0, vec![2 * w + 2, 2 * w + 3]),
+        ] {
+            let outline = building(x, y);
+            let (lo, hi) = bounds(&counter_clockwise(&outline));
+            let range = cache.tiling.range(lo, hi).expect("on the tiles");
+            let dirty: Vec<usize> = cache.tiling.tiles(range).collect();
+            assert_eq!(dirty, [2 * w + 2]);
+            let before = cache.shared_mesh();
+            let id = cache.add_obstacle(&outline).expect("edit");
+            let (now, was) = (
+                TiledDerivation::new(cache.mesh(), 0.5).expect("tiled"),
+                TiledDerivation::new(&before, 0.5).expect("tiled"),
+            );
+            let affected = now.affected(&dirty, &was);
+            let derived: Vec<usize> = (0..affected.len()).filter(|&t| affected[t]).collect();
+            assert_eq!(derived, expected, "building at ({x}, {y})");
+            // the tiles left out derive as they did
+            for (t, _) in affected.iter().enumerate().filter(|(_, &a)| !a) {
+                assert_eq!(now.tile(t).expect("derives"), was.tile(t).expect("derives"));
+            }
+            cache.release(before);
+            cache.remove_obstacle(id).expect("edit");
         }
     }
 }
