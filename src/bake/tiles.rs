@@ -904,6 +904,7 @@ impl TileCache {
         let replacing = Replacing {
             old: before,
             succession: &kept,
+            table_later: true,
         };
         let mesh = match build_mesh(
             &self.level,
@@ -1153,21 +1154,34 @@ impl<'a> TiledDerivation<'a> {
                 _ => self.tile(t),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let Some((old_tiles, affected, old)) = earlier else {
+            return Ok((self.mesh(radius, &tiles, (None, None))?, tiles));
+        };
         // the regions of the tiles derived again and their neighbours are
         // assembled again; the others are the earlier mesh's
-        let reuse = earlier.map(|(old_tiles, affected, old)| {
-            let old_counts = old_tiles.iter().map(|t| t.polygons.len());
-            Reuse::new(&self.tiling, old, old_counts, affected)
-        });
-        Ok((self.mesh(radius, &tiles, reuse.as_ref())?, tiles))
+        let old_counts = old_tiles.iter().map(|t| t.polygons.len());
+        let reuse = Reuse::new(&self.tiling, old, old_counts, affected);
+        // and the hierarchy takes the leg tables of the clusters it kept,
+        // as the base mesh's edits do
+        let dirty: Vec<usize> = (0..tiles.len()).filter(|&t| affected[t]).collect();
+        let was: Vec<TileMesh> = dirty.iter().map(|&t| old_tiles[t].clone()).collect();
+        let kept = |after: &NavMesh| succession(old, after, &tiles, (&dirty, &was), &reuse.changed);
+        let replacing = Replacing {
+            old,
+            succession: &kept,
+            table_later: false,
+        };
+        let mesh = self.mesh(radius, &tiles, (Some(replacing), Some(&reuse)))?;
+        Ok((mesh, tiles))
     }
 
-    /// The mesh for the wider agent from its tiles.
+    /// The mesh for the wider agent from its tiles, replacing an earlier
+    /// one (`None`s for the first).
     fn mesh(
         &self,
         radius: f32,
         tiles: &[TileMesh],
-        reuse: Option<&Reuse<'_>>,
+        (replacing, reuse): (Option<Replacing<'_>>, Option<&Reuse<'_>>),
     ) -> Result<NavMesh, BakeError> {
         let (level, mut config) = super::sized::finishing(self.base, radius);
         config.tile_size = Some(self.tiling.size as f32);
@@ -1177,7 +1191,7 @@ impl<'a> TiledDerivation<'a> {
             (&self.tiling, tiles, self.grid),
             (self.base.data.areas.clone(), radius),
             &mut MeshScratch::default(),
-            (None, reuse),
+            (replacing, reuse),
         )
         .map(|mut mesh| {
             // carried to the next edit by deriving afresh, never from it

@@ -324,6 +324,51 @@ fn kind_areas(mesh: &NavMesh) -> Vec<f64> {
     out
 }
 
+/// With the hierarchy on, a mesh carried for a radius takes the leg tables
+/// of the clusters an edit kept, as the base mesh's edits do: after each
+/// edit (two buildings, then a removal) it is still byte for byte the one
+/// derived from a fresh tiled bake, hierarchy and all-pairs table included.
+#[test]
+fn carried_meshes_with_a_hierarchy_follow_runtime_edits_as_fresh_bakes_give_them() {
+    use glam::vec2;
+    use portalnav::TileCache;
+    let map = data_dir().join("maps").join("den520d.map");
+    let level = Level::from_movingai_file(&map).unwrap();
+    let config = BakeConfig {
+        tile_size: Some(64.0),
+        ..config(0.95)
+    };
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    cache.mesh().for_radius(0.95).unwrap();
+    let square = |x: f32, y: f32, s: f32| {
+        vec![
+            vec2(x, y),
+            vec2(x + s, y),
+            vec2(x + s, y + s),
+            vec2(x, y + s),
+        ]
+    };
+    let check = |cache: &TileCache, what: &str| {
+        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config).unwrap();
+        let carried = cache.mesh().for_radius(0.95).unwrap();
+        let h = carried
+            .hierarchy_stats()
+            .expect("the derived mesh keeps a hierarchy");
+        assert!(h.all_pairs_table, "{what}: a table to compare");
+        let fresh = fresh.for_radius(0.95).unwrap();
+        assert!(
+            carried.to_bytes().unwrap() == fresh.to_bytes().unwrap(),
+            "{what}: the carried mesh is not the fresh one"
+        );
+    };
+    let barracks = cache.add_obstacle(&square(60.0, 100.0, 6.0)).unwrap();
+    check(&cache, "a building");
+    cache.add_obstacle(&square(150.0, 60.0, 5.0)).unwrap();
+    check(&cache, "a second building");
+    cache.remove_obstacle(barracks).unwrap();
+    check(&cache, "the first removed");
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 120, ..Default::default() })]
 
