@@ -378,10 +378,6 @@ impl NavMesh {
 struct Replacing<'a> {
     old: &'a NavMesh,
     succession: &'a dyn Fn(&NavMesh) -> Succession,
-    /// The all-pairs table is left to `TileCache::refresh_table` (the base
-    /// mesh's edits) rather than computed at once (a mesh carried for a
-    /// wider agent, which nothing refreshes).
-    table_later: bool,
 }
 
 /// The last steps of every bake: the level's name and nav points, the search
@@ -402,7 +398,7 @@ fn finish(
     data.nav_points = level.nav_points.clone();
     let mut mesh = NavMesh::from_data(data);
     // an edit leaves the all-pairs table to `TileCache::refresh_table`
-    let table_now = replacing.as_ref().is_none_or(|r| !r.table_later);
+    let table_now = replacing.is_none();
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
     if config.corridors {
         // the old mesh's hierarchies, kept or dropped for their bytes: an

@@ -427,6 +427,10 @@ pub struct TileCache {
     /// The landmarks [`TileCache::refresh_table`] picks first for the
     /// current mesh, until they are in its hierarchy.
     landmarks: Option<LandmarkBuild>,
+    /// The rows computed so far of the all-pairs tables the last edit left
+    /// pending in the meshes it carried for wider agents, by the carried
+    /// mesh's serial.
+    carried_tables: Vec<(u64, TableBuild)>,
 }
 
 /// Storage [`build_mesh`] reuses from one edit to the next.
@@ -572,6 +576,7 @@ impl TileCache {
             scratch,
             table: None,
             landmarks: None,
+            carried_tables: Vec::new(),
         })
     }
 
@@ -641,12 +646,30 @@ impl TileCache {
         mesh
     }
 
-    /// Rows of the mesh's all-pairs L2 table still to compute, and rows in
-    /// all, when an edit left the table pending ([`TileCache::refresh_table`]);
-    /// `None` when nothing is pending. The landmarks picked first count as
-    /// rows too (a row or a pick is one Dijkstra over the L2 graph).
+    /// Rows of the all-pairs L2 tables still to compute, and rows in all,
+    /// when an edit left tables pending ([`TileCache::refresh_table`]):
+    /// the mesh's, and those of the meshes it carried for wider agents;
+    /// `None` when nothing is pending. The landmarks picked first for the
+    /// mesh's count as rows too (a row or a pick is one Dijkstra over the
+    /// L2 graph).
     #[must_use]
     pub fn table_pending(&self) -> Option<(usize, usize)> {
+        let (mut left, mut all) = self.base_table_pending().unwrap_or((0, 0));
+        for (serial, mesh) in self.carried_pending() {
+            let nodes = mesh.data.hierarchy.as_ref().map_or(0, |h| h.nodes.len());
+            let done = self
+                .carried_tables
+                .iter()
+                .find(|(s, _)| *s == serial)
+                .map_or(0, |(_, b)| b.rows_done());
+            left += nodes - done;
+            all += nodes;
+        }
+        (all > 0).then_some((left, all))
+    }
+
+    /// [`TileCache::table_pending`] for the mesh's own table.
+    fn base_table_pending(&self) -> Option<(usize, usize)> {
         let h = self.mesh.data.hierarchy.as_ref()?;
         if !h.stats.all_pairs_table || h.has_table() {
             return None;
@@ -660,6 +683,31 @@ impl TileCache {
         };
         let done = self.table.as_ref().map_or(0, TableBuild::rows_done);
         Some((nodes + picks - done - picked, nodes + picks))
+    }
+
+    /// The meshes carried for wider agents whose all-pairs table is
+    /// pending: their serials and hierarchies.
+    fn carried_pending(&self) -> Vec<(u64, Arc<NavMesh>)> {
+        let slots = self
+            .mesh
+            .sized
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slots
+            .iter()
+            .filter_map(|(_, slot)| match slot.get() {
+                Some(Some(sized)) => Some(Arc::clone(&sized.mesh)),
+                _ => None,
+            })
+            .filter(|m| {
+                m.data
+                    .hierarchy
+                    .as_ref()
+                    .is_some_and(|h| h.stats.all_pairs_table && !h.has_table())
+            })
+            .map(|m| (m.serial, m))
+            .collect()
     }
 
     /// Computes up to `rows` more rows of the all-pairs L2 table that the
@@ -683,16 +731,30 @@ impl TileCache {
     /// and after: it holds only the flag that the mesh has a table, as a
     /// fresh bake's does.
     ///
-    /// While a handle from [`TileCache::shared_mesh`] holds the mesh,
-    /// finished landmarks and a finished table wait (false) until the
-    /// handle is released.
+    /// The meshes an edit carries for wider agents
+    /// ([`NavMesh::for_radius`]) leave their tables pending the same way;
+    /// once the mesh's own table is in, the rows go to theirs, each
+    /// installed when complete (no landmarks are picked for them: their
+    /// queries search the L2 graph with the straight-line bound until
+    /// then). [`TileCache::table_pending`] counts their rows too.
+    ///
+    /// While a handle from [`TileCache::shared_mesh`] holds the mesh (or
+    /// one from [`NavMesh::for_radius`] a carried mesh), finished
+    /// landmarks and a finished table wait (false) until the handle is
+    /// released.
     pub fn refresh_table(&mut self, rows: usize) -> bool {
         self.refresh(rows, true)
     }
 
     /// [`TileCache::refresh_table`], picking the landmarks first or not
-    /// ([`TileCache::into_mesh`] has no use for them).
+    /// ([`TileCache::into_mesh`] has no use for them): the mesh's table
+    /// first, then those of the meshes carried for wider agents.
     fn refresh(&mut self, mut rows: usize, landmarks_first: bool) -> bool {
+        self.refresh_base(&mut rows, landmarks_first) && self.refresh_carried(&mut rows)
+    }
+
+    /// The mesh's own table: up to `rows` rows, less those it computes.
+    fn refresh_base(&mut self, rows: &mut usize, landmarks_first: bool) -> bool {
         let Some(h) = self.mesh.data.hierarchy.as_ref() else {
             return true;
         };
@@ -712,17 +774,19 @@ impl TileCache {
         };
         // landmarks only serve until the table is in: none when this call
         // finishes it
-        let finishes = rows >= h.nodes.len() - build.rows_done();
+        let finishes = *rows >= h.nodes.len() - build.rows_done();
         if landmarks_first && !finishes && h.pending_landmarks.0 == 0 {
             let picking = self
                 .landmarks
                 .get_or_insert_with(|| LandmarkBuild::new(h, LANDMARKS));
             let before = picking.rows_done();
-            picking.advance(h, ht, rows);
-            rows -= picking.rows_done() - before;
+            picking.advance(h, ht, *rows);
+            *rows -= picking.rows_done() - before;
         }
         // the first row allocates the whole table: not before one is due
-        let complete = build.is_complete() || (rows > 0 && build.advance(h, ht, rows));
+        let before = build.rows_done();
+        let complete = build.is_complete() || (*rows > 0 && build.advance(h, ht, *rows));
+        *rows -= build.rows_done() - before;
         let Some(mesh) = Arc::get_mut(&mut self.mesh) else {
             return false;
         };
@@ -741,6 +805,80 @@ impl TileCache {
             }
         }
         false
+    }
+
+    /// The tables the last edit left pending in the meshes it carried for
+    /// wider agents: up to `rows` rows in all, each table installed once
+    /// complete. True when none is pending.
+    fn refresh_carried(&mut self, rows: &mut usize) -> bool {
+        let pending = self.carried_pending();
+        // builds for meshes no longer carried (a radius dropped) go
+        self.carried_tables
+            .retain(|(serial, _)| pending.iter().any(|(s, _)| s == serial));
+        let mut complete = Vec::new();
+        for (serial, mesh) in &pending {
+            let Some(h) = mesh.data.hierarchy.as_ref() else {
+                continue;
+            };
+            let at = match self.carried_tables.iter().position(|(s, _)| s == serial) {
+                Some(at) => at,
+                None => match TableBuild::new(h, &mesh.hier) {
+                    Some(build) => {
+                        self.carried_tables.push((*serial, build));
+                        self.carried_tables.len() - 1
+                    }
+                    // its bake checked that the table fits
+                    None => continue,
+                },
+            };
+            let build = &mut self.carried_tables[at].1;
+            if !build.is_complete() && *rows > 0 {
+                let before = build.rows_done();
+                build.advance(h, &mesh.hier, *rows);
+                *rows -= build.rows_done() - before;
+            }
+            if build.is_complete() {
+                complete.push(*serial);
+            }
+        }
+        let mut waiting = pending.len() - complete.len();
+        // the handles taken above must go before the meshes can change
+        drop(pending);
+        if complete.is_empty() {
+            return waiting == 0;
+        }
+        let Some(mesh) = Arc::get_mut(&mut self.mesh) else {
+            return false;
+        };
+        let slots = mesh
+            .sized
+            .0
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (_, slot) in slots.iter_mut() {
+            let carried = Arc::get_mut(slot)
+                .and_then(std::sync::OnceLock::get_mut)
+                .and_then(Option::as_mut);
+            let Some(Sized { mesh, .. }) = carried else {
+                // a handle holds it: counted below if its table waits
+                continue;
+            };
+            let Some(mesh) = Arc::get_mut(mesh) else {
+                continue;
+            };
+            if let Some(at) = complete.iter().position(|&s| s == mesh.serial) {
+                complete.swap_remove(at);
+                let at = self
+                    .carried_tables
+                    .iter()
+                    .position(|(s, _)| *s == mesh.serial)
+                    .expect("a complete build");
+                install(mesh, Some(self.carried_tables.swap_remove(at).1));
+            }
+        }
+        // finished tables whose mesh a handle holds wait for the next call
+        waiting += complete.len();
+        waiting == 0
     }
 
     /// Counts the successful edits ([`TileCache::apply`] calls, and the
@@ -904,7 +1042,6 @@ impl TileCache {
         let replacing = Replacing {
             old: before,
             succession: &kept,
-            table_later: true,
         };
         let mesh = match build_mesh(
             &self.level,
@@ -933,6 +1070,7 @@ impl TileCache {
         self.release(replaced);
         self.table = None;
         self.landmarks = None;
+        self.carried_tables.clear();
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
@@ -1169,7 +1307,6 @@ impl<'a> TiledDerivation<'a> {
         let replacing = Replacing {
             old,
             succession: &kept,
-            table_later: false,
         };
         let mesh = self.mesh(radius, &tiles, (Some(replacing), Some(&reuse)))?;
         Ok((mesh, tiles))
