@@ -1349,35 +1349,47 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
-    let mut carried = Vec::with_capacity(earlier.len());
-    // both meshes' regions and walls by tile, gathered once for every radius
-    let mut by_tile = None;
-    for (bits, slot) in earlier {
-        let radius = f32::from_bits(bits);
-        let Some(Some(Sized {
-            tiles: Some(tiles),
-            mesh: old,
-        })) = slot.get()
-        else {
-            continue;
-        };
-        let (Some(now), Some(was)) = (after.data.tiling, before.data.tiling) else {
-            continue;
-        };
-        let (now, was) = (Tiling::of(now), Tiling::of(was));
-        let (by_now, by_was) =
-            by_tile.get_or_insert_with(|| (ByTile::of(after, &now), ByTile::of(before, &was)));
-        let tiled = TiledDerivation::with(after, radius, (now, Cow::Borrowed(by_now)));
-        let earlier = TiledDerivation::with(before, radius, (was, Cow::Borrowed(by_was)));
-        let affected = tiled.affected(dirty, &earlier);
-        if let Ok((mesh, tiles)) = tiled.derive(radius, Some((tiles, &affected, old))) {
-            let sized = Sized {
-                mesh: Arc::new(mesh),
-                tiles: Some(Arc::new(tiles)),
-            };
-            carried.push((bits, Arc::new(std::sync::OnceLock::from(Some(sized)))));
-        }
+    let (Some(now), Some(was)) = (after.data.tiling, before.data.tiling) else {
+        return Vec::new();
+    };
+    let (now, was) = (Tiling::of(now), Tiling::of(was));
+    // the radii derived from `before` by tiles
+    let sizes: Vec<(u32, &Sized)> = earlier
+        .iter()
+        .filter_map(|(bits, slot)| match slot.get() {
+            Some(Some(sized)) if sized.tiles.is_some() => Some((*bits, sized)),
+            _ => None,
+        })
+        .collect();
+    if sizes.is_empty() {
+        return Vec::new();
     }
+    // both meshes' regions and walls by tile, gathered once for every radius
+    let (by_now, by_was) = (ByTile::of(after, &now), ByTile::of(before, &was));
+    let carry = |&(bits, sized): &(u32, &Sized)| {
+        let radius = f32::from_bits(bits);
+        let tiles = sized.tiles.as_deref()?;
+        let tiled = TiledDerivation::with(after, radius, (now, Cow::Borrowed(&by_now)));
+        let earlier = TiledDerivation::with(before, radius, (was, Cow::Borrowed(&by_was)));
+        let affected = tiled.affected(dirty, &earlier);
+        let (mesh, tiles) = tiled
+            .derive(radius, Some((tiles, &affected, &sized.mesh)))
+            .ok()?;
+        let sized = Sized {
+            mesh: Arc::new(mesh),
+            tiles: Some(Arc::new(tiles)),
+        };
+        Some((bits, Arc::new(std::sync::OnceLock::from(Some(sized)))))
+    };
+    // each radius on its own (rayon's threads with the `parallel` feature),
+    // kept in the order they were derived
+    #[cfg(feature = "parallel")]
+    let carried = {
+        use rayon::prelude::*;
+        sizes.par_iter().filter_map(carry).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let carried = sizes.iter().filter_map(carry).collect();
     carried
 }
 
