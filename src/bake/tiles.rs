@@ -1004,8 +1004,8 @@ impl TileCache {
         }
         dirty.sort_unstable();
         dirty.dedup();
-        let mut rebaked = Vec::with_capacity(dirty.len());
-        for &t in &dirty {
+        let rebaked = in_order(dirty.len(), |k| {
+            let t = dirty[k];
             let rect = self.tiling.rect(t);
             let mut runtime: Vec<Vec<DVec2>> = self.tile_obstacles[t]
                 .iter()
@@ -1018,8 +1018,8 @@ impl TileCache {
                 }
             }
             runtime.retain(|c| !c.is_empty());
-            rebaked.push(bake_tile(self.grid, &self.inputs[t], &runtime)?);
-        }
+            bake_tile(self.grid, &self.inputs[t], &runtime)
+        })?;
         // rebuild the mesh with the new tiles; keep the old ones until it stands
         let old: Vec<TileMesh> = dirty
             .iter()
@@ -1286,12 +1286,10 @@ impl<'a> TiledDerivation<'a> {
         if extra >= bounds.size().length() {
             return Err(BakeError::NothingWalkable { radius });
         }
-        let tiles = (0..self.tiling.len())
-            .map(|t| match earlier {
-                Some((tiles, affected, _)) if !affected[t] => Ok(tiles[t].clone()),
-                _ => self.tile(t),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let tiles = in_order(self.tiling.len(), |t| match earlier {
+            Some((tiles, affected, _)) if !affected[t] => Ok(tiles[t].clone()),
+            _ => self.tile(t),
+        })?;
         let Some((old_tiles, affected, old)) = earlier else {
             return Ok((self.mesh(radius, &tiles, (None, None))?, tiles));
         };
@@ -1336,6 +1334,23 @@ impl<'a> TiledDerivation<'a> {
             mesh
         })
     }
+}
+
+/// `f(0)`, ..., `f(n - 1)` in order (on rayon's threads with the
+/// `parallel` feature): the tiles an edit bakes or derives again are
+/// independent. The first error in that order, whatever the thread count.
+fn in_order<T: Send, E: Send>(
+    n: usize,
+    f: impl Fn(usize) -> Result<T, E> + Sync + Send,
+) -> Result<Vec<T>, E> {
+    #[cfg(feature = "parallel")]
+    let all: Vec<Result<T, E>> = {
+        use rayon::prelude::*;
+        (0..n).into_par_iter().map(f).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let all: Vec<Result<T, E>> = (0..n).map(f).collect();
+    all.into_iter().collect()
 }
 
 /// The meshes for wider agents that `before` had derived, derived again
