@@ -14,6 +14,17 @@ use crate::common::{data_dir, CheckGrid};
 /// one of their diameters).
 const RADII: [f32; 4] = [0.45, 0.95, 1.45, 2.45];
 
+/// An axis-aligned square building with its lowest corner at (`x`, `y`).
+fn square(x: f32, y: f32, side: f32) -> Vec<glam::Vec2> {
+    use glam::vec2;
+    vec![
+        vec2(x, y),
+        vec2(x + side, y),
+        vec2(x + side, y + side),
+        vec2(x, y + side),
+    ]
+}
+
 fn config(max_radius: f32) -> BakeConfig {
     BakeConfig {
         max_radius: Some(max_radius),
@@ -332,7 +343,6 @@ fn kind_areas(mesh: &NavMesh) -> Vec<f64> {
 /// `refresh_table`; before and after, its paths are the fresh one's.
 #[test]
 fn carried_meshes_with_a_hierarchy_follow_runtime_edits_as_fresh_bakes_give_them() {
-    use glam::vec2;
     use portalnav::TileCache;
     let map = data_dir().join("maps").join("den520d.map");
     let level = Level::from_movingai_file(&map).unwrap();
@@ -342,14 +352,6 @@ fn carried_meshes_with_a_hierarchy_follow_runtime_edits_as_fresh_bakes_give_them
     };
     let mut cache = TileCache::new(&level, &config).unwrap();
     cache.mesh().for_radius(0.95).unwrap();
-    let square = |x: f32, y: f32, s: f32| {
-        vec![
-            vec2(x, y),
-            vec2(x + s, y),
-            vec2(x + s, y + s),
-            vec2(x, y + s),
-        ]
-    };
     let scens = Scenario::load_file(map.with_extension("map.scen")).unwrap();
     let filter = QueryFilter {
         snap_distance: 2.0,
@@ -574,14 +576,6 @@ fn meshes_for_radii_follow_runtime_edits_as_fresh_bakes_give_them() {
     for r in [0.95, 1.45] {
         cache.mesh().for_radius(r).unwrap();
     }
-    let square = |x: f32, y: f32, s: f32| {
-        vec![
-            vec2(x, y),
-            vec2(x + s, y),
-            vec2(x + s, y + s),
-            vec2(x, y + s),
-        ]
-    };
     let tilted = vec![
         vec2(100.0, 60.0),
         vec2(106.0, 63.0),
