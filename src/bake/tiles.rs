@@ -634,7 +634,9 @@ impl TileCache {
 
     /// The current mesh, giving up the cache (a copy if a handle from
     /// [`TileCache::shared_mesh`] still holds it), with its all-pairs table
-    /// computed if an edit left it pending.
+    /// computed if an edit left it pending, and those of the meshes it
+    /// carries for wider agents (a copy of one that a handle from
+    /// [`NavMesh::for_radius`] holds).
     #[must_use]
     pub fn into_mesh(mut self) -> NavMesh {
         self.refresh(usize::MAX, false);
@@ -643,6 +645,36 @@ impl TileCache {
         install(&mut mesh, table);
         // only the next edit would have used them
         mesh.unkept = Vec::new();
+        // a carried mesh whose table a handle kept out: a copy with it
+        let slots = mesh
+            .sized
+            .0
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (_, slot) in slots.iter_mut() {
+            let Some(Some(sized)) = slot.get() else {
+                continue;
+            };
+            let pending = (sized.mesh.data.hierarchy.as_ref())
+                .is_some_and(|h| h.stats.all_pairs_table && !h.has_table());
+            if !pending {
+                continue;
+            }
+            let mut carried = (*sized.mesh).clone();
+            let Some(h) = carried.data.hierarchy.as_ref() else {
+                continue;
+            };
+            let mut build = TableBuild::new(h, &carried.hier);
+            if let Some(build) = &mut build {
+                build.advance(h, &carried.hier, usize::MAX);
+            }
+            install(&mut carried, build);
+            let sized = Sized {
+                mesh: Arc::new(carried),
+                tiles: sized.tiles.clone(),
+            };
+            *slot = Arc::new(std::sync::OnceLock::from(Some(sized)));
+        }
         mesh
     }
 
@@ -686,7 +718,7 @@ impl TileCache {
     }
 
     /// The meshes carried for wider agents whose all-pairs table is
-    /// pending: their serials and hierarchies.
+    /// pending, with their serials.
     fn carried_pending(&self) -> Vec<(u64, Arc<NavMesh>)> {
         let slots = self
             .mesh
@@ -815,7 +847,7 @@ impl TileCache {
         // builds for meshes no longer carried (a radius dropped) go
         self.carried_tables
             .retain(|(serial, _)| pending.iter().any(|(s, _)| s == serial));
-        let mut complete = Vec::new();
+        let (mut complete, mut waiting) = (Vec::new(), 0);
         for (serial, mesh) in &pending {
             let Some(h) = mesh.data.hierarchy.as_ref() else {
                 continue;
@@ -827,7 +859,8 @@ impl TileCache {
                         self.carried_tables.push((*serial, build));
                         self.carried_tables.len() - 1
                     }
-                    // its bake checked that the table fits
+                    // its bake checked that the table fits; were it not
+                    // to, nothing could be done, so nothing waits
                     None => continue,
                 },
             };
@@ -839,9 +872,10 @@ impl TileCache {
             }
             if build.is_complete() {
                 complete.push(*serial);
+            } else {
+                waiting += 1;
             }
         }
-        let mut waiting = pending.len() - complete.len();
         // the handles taken above must go before the meshes can change
         drop(pending);
         if complete.is_empty() {
@@ -859,8 +893,9 @@ impl TileCache {
             let carried = Arc::get_mut(slot)
                 .and_then(std::sync::OnceLock::get_mut)
                 .and_then(Option::as_mut);
+            // a slot being derived, or a mesh that a `for_radius` handle
+            // holds, waits: counted below if its table is complete
             let Some(Sized { mesh, .. }) = carried else {
-                // a handle holds it: counted below if its table waits
                 continue;
             };
             let Some(mesh) = Arc::get_mut(mesh) else {
@@ -1188,7 +1223,10 @@ impl<'a> TiledDerivation<'a> {
     pub(crate) fn affected(&self, dirty: &[usize], before: &TiledDerivation<'_>) -> Vec<bool> {
         let mut out = vec![false; self.tiling.len()];
         let (w, h) = (self.tiling.count[0], self.tiling.count[1]);
-        let same_tiling = self.tiling.count == before.tiling.count;
+        debug_assert_eq!(
+            self.tiling.count, before.tiling.count,
+            "one tile cache's meshes"
+        );
         // tiles k apart along an axis have k - 1 tiles between them
         let k = 1 + (self.reach / self.tiling.size).floor() as usize;
         for &d in dirty {
@@ -1196,7 +1234,7 @@ impl<'a> TiledDerivation<'a> {
             for ty in y.saturating_sub(k)..=(y + k).min(h - 1) {
                 for tx in x.saturating_sub(k)..=(x + k).min(w - 1) {
                     let t = ty * w + tx;
-                    out[t] = out[t] || !same_tiling || self.reads(t) != before.reads(t);
+                    out[t] = out[t] || self.reads(t) != before.reads(t);
                 }
             }
         }
@@ -1329,7 +1367,9 @@ impl<'a> TiledDerivation<'a> {
             (replacing, reuse),
         )
         .map(|mut mesh| {
-            // carried to the next edit by deriving afresh, never from it
+            // the hierarchies dropped for their bytes are not kept for a
+            // wider agent's mesh (memory): the next edit takes leg tables
+            // from its kept hierarchy alone
             mesh.unkept = Vec::new();
             mesh
         })
@@ -1383,7 +1423,7 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
     let (by_now, by_was) = (ByTile::of(after, &now), ByTile::of(before, &was));
     let carry = |&(bits, sized): &(u32, &Sized)| {
         let radius = f32::from_bits(bits);
-        let tiles = sized.tiles.as_deref()?;
+        let tiles = sized.tiles.as_deref().expect("filtered");
         let tiled = TiledDerivation::with(after, radius, (now, Cow::Borrowed(&by_now)));
         let earlier = TiledDerivation::with(before, radius, (was, Cow::Borrowed(&by_was)));
         let affected = tiled.affected(dirty, &earlier);
@@ -1955,5 +1995,33 @@ pub(crate) mod tests {
             cache.release(before);
             cache.remove_obstacle(id).expect("edit");
         }
+    }
+
+    /// A carried mesh's table that a `for_radius` handle kept from being
+    /// installed is computed by `into_mesh`, in a copy: the mesh given up
+    /// has it, the handle's mesh is left as it was.
+    #[test]
+    fn into_mesh_tables_the_carried_meshes_a_handle_held() {
+        let (level, mut config) = den520d_tiled(64.0);
+        config.max_radius = Some(1.0);
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        cache.mesh().for_radius(0.95).expect("derives");
+        cache.add_obstacle(&building(76.0, 76.0)).expect("edit");
+        let derived = |mesh: &NavMesh| match mesh.for_radius(0.95).expect("carried") {
+            crate::SizedMesh::Derived(m) => m,
+            crate::SizedMesh::Baked(_) => panic!("a derived mesh"),
+        };
+        let tabled = |mesh: &NavMesh| {
+            let h = mesh.data.hierarchy.as_ref().expect("a hierarchy");
+            assert!(h.stats.all_pairs_table);
+            h.has_table()
+        };
+        let held = derived(cache.mesh());
+        assert!(!tabled(&held), "left pending by the edit");
+        // the rows are computed, but the handle keeps the table out
+        assert!(!cache.refresh_table(usize::MAX));
+        let mesh = cache.into_mesh();
+        assert!(tabled(&derived(&mesh)));
+        assert!(!tabled(&held));
     }
 }
