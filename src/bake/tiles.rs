@@ -1409,10 +1409,10 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
     };
     let (now, was) = (Tiling::of(now), Tiling::of(was));
     // the radii derived from `before` by tiles
-    let sizes: Vec<(u32, &Sized)> = earlier
+    let sizes: Vec<(u32, &Sized, &SizedSlot)> = earlier
         .iter()
         .filter_map(|(bits, slot)| match slot.get() {
-            Some(Some(sized)) if sized.tiles.is_some() => Some((*bits, sized)),
+            Some(Some(sized)) if sized.tiles.is_some() => Some((*bits, sized, slot)),
             _ => None,
         })
         .collect();
@@ -1421,12 +1421,16 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
     }
     // both meshes' regions and walls by tile, gathered once for every radius
     let (by_now, by_was) = (ByTile::of(after, &now), ByTile::of(before, &was));
-    let carry = |&(bits, sized): &(u32, &Sized)| {
+    let carry = |&(bits, sized, slot): &(u32, &Sized, &SizedSlot)| {
         let radius = f32::from_bits(bits);
         let tiles = sized.tiles.as_deref().expect("filtered");
         let tiled = TiledDerivation::with(after, radius, (now, Cow::Borrowed(&by_now)));
         let earlier = TiledDerivation::with(before, radius, (was, Cow::Borrowed(&by_was)));
         let affected = tiled.affected(dirty, &earlier);
+        if !affected.contains(&true) {
+            // every tile reads the same: the same mesh
+            return Some((bits, Arc::clone(slot)));
+        }
         let (mesh, tiles) = tiled
             .derive(radius, Some((tiles, &affected, &sized.mesh)))
             .ok()?;
@@ -2023,5 +2027,26 @@ pub(crate) mod tests {
         let mesh = cache.into_mesh();
         assert!(tabled(&derived(&mesh)));
         assert!(!tabled(&held));
+    }
+
+    /// An edit that changes no tile a radius's derivation reads (a building
+    /// on blocked ground) keeps that radius's mesh itself.
+    #[test]
+    fn a_radius_no_tile_of_which_changes_keeps_its_mesh() {
+        let (level, mut config) = den520d_tiled(64.0);
+        config.max_radius = Some(1.0);
+        config.corridors = false;
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let derived = |mesh: &NavMesh| match mesh.for_radius(0.95).expect("carried") {
+            crate::SizedMesh::Derived(m) => m,
+            crate::SizedMesh::Baked(_) => panic!("a derived mesh"),
+        };
+        let before = derived(cache.mesh());
+        // the map's walls at its corner
+        cache.add_obstacle(&building(1.0, 1.0)).expect("edit");
+        assert!(Arc::ptr_eq(&before, &derived(cache.mesh())));
+        // on open ground: derived again
+        cache.add_obstacle(&building(76.0, 76.0)).expect("edit");
+        assert!(!Arc::ptr_eq(&before, &derived(cache.mesh())));
     }
 }

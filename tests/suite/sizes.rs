@@ -413,9 +413,9 @@ fn carried_meshes_with_a_hierarchy_follow_runtime_edits_as_fresh_bakes_give_them
         let carried = cache.mesh().for_radius(0.95).unwrap();
         assert_eq!(paths(&carried), paths(&fresh), "{what}: tabled");
     };
-    let barracks = cache.add_obstacle(&square(60.0, 100.0, 6.0)).unwrap();
+    let barracks = cache.add_obstacle(&square(76.0, 76.0, 6.0)).unwrap();
     check(&mut cache, "a building");
-    cache.add_obstacle(&square(150.0, 60.0, 5.0)).unwrap();
+    cache.add_obstacle(&square(88.0, 77.0, 5.0)).unwrap();
     check(&mut cache, "a second building");
     cache.remove_obstacle(barracks).unwrap();
     check(&mut cache, "the first removed");
