@@ -1105,7 +1105,8 @@ impl TileCache {
         self.release(replaced);
         self.table = None;
         self.landmarks = None;
-        self.carried_tables.clear();
+        // (the carried tables' builds are by mesh: one whose radius kept its
+        // mesh goes on, the others go at the next refresh)
         self.generation += 1;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
@@ -2048,5 +2049,43 @@ pub(crate) mod tests {
         // on open ground: derived again
         cache.add_obstacle(&building(76.0, 76.0)).expect("edit");
         assert!(!Arc::ptr_eq(&before, &derived(cache.mesh())));
+    }
+
+    /// A carried radius that keeps its mesh through an edit keeps the rows
+    /// of its pending table computed so far.
+    #[test]
+    fn a_kept_carried_mesh_keeps_its_table_rows_through_an_edit() {
+        let (level, mut config) = den520d_tiled(64.0);
+        config.max_radius = Some(1.0);
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let carried = |cache: &TileCache| {
+            cache
+                .mesh()
+                .for_radius(0.95)
+                .expect("derives")
+                .nav_nodes()
+                .len()
+        };
+        let own = |cache: &TileCache| {
+            let n = cache.mesh().nav_nodes().len();
+            n + n.min(LANDMARKS as usize)
+        };
+        carried(&cache);
+        cache.add_obstacle(&building(76.0, 76.0)).expect("edit");
+        let (nb, nc) = (cache.mesh().nav_nodes().len(), carried(&cache));
+        assert_eq!(
+            cache.table_pending(),
+            Some((own(&cache) + nc, own(&cache) + nc))
+        );
+        // the mesh's rows (no landmarks when the call finishes them), then
+        // two of the carried mesh's
+        assert!(!cache.refresh_table(nb + 2));
+        assert_eq!(cache.table_pending(), Some((nc - 2, nc)));
+        // on blocked ground: the carried mesh stays, and so do its rows
+        cache.add_obstacle(&building(1.0, 1.0)).expect("edit");
+        assert_eq!(carried(&cache), nc);
+        let all = own(&cache) + nc;
+        assert_eq!(cache.table_pending(), Some((all - 2, all)));
+        assert!(cache.refresh_table(usize::MAX));
     }
 }
