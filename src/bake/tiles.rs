@@ -42,7 +42,7 @@ use super::{
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
 use crate::level::{validate_obstacle, Level};
-use crate::mesh::hierarchy::TableBuild;
+use crate::mesh::hierarchy::{HierarchyData, TableBuild};
 use crate::mesh::{
     AreaKind, MeshData, NavMesh, Region, RegionId, Sized, SizedSlot, Succession, TileGrid,
 };
@@ -655,20 +655,14 @@ impl TileCache {
             let Some(Some(sized)) = slot.get() else {
                 continue;
             };
-            let pending = (sized.mesh.data.hierarchy.as_ref())
-                .is_some_and(|h| h.stats.all_pairs_table && !h.has_table());
-            if !pending {
+            let pending = sized.mesh.data.hierarchy.as_ref();
+            if !pending.is_some_and(HierarchyData::table_pending) {
                 continue;
             }
             let mut carried = (*sized.mesh).clone();
-            let Some(h) = carried.data.hierarchy.as_ref() else {
-                continue;
-            };
-            let mut build = TableBuild::new(h, &carried.hier);
-            if let Some(build) = &mut build {
-                build.advance(h, &carried.hier, usize::MAX);
+            if let Some(h) = carried.data.hierarchy.as_mut() {
+                h.compute_table(&carried.hier);
             }
-            install(&mut carried, build);
             let sized = Sized {
                 mesh: Arc::new(carried),
                 tiles: sized.tiles.clone(),
@@ -687,12 +681,12 @@ impl TileCache {
     #[must_use]
     pub fn table_pending(&self) -> Option<(usize, usize)> {
         let (mut left, mut all) = self.base_table_pending().unwrap_or((0, 0));
-        for (serial, mesh) in self.carried_pending() {
+        for mesh in self.carried_pending() {
             let nodes = mesh.data.hierarchy.as_ref().map_or(0, |h| h.nodes.len());
             let done = self
                 .carried_tables
                 .iter()
-                .find(|(s, _)| *s == serial)
+                .find(|(s, _)| *s == mesh.serial)
                 .map_or(0, |(_, b)| b.rows_done());
             left += nodes - done;
             all += nodes;
@@ -703,7 +697,7 @@ impl TileCache {
     /// [`TileCache::table_pending`] for the mesh's own table.
     fn base_table_pending(&self) -> Option<(usize, usize)> {
         let h = self.mesh.data.hierarchy.as_ref()?;
-        if !h.stats.all_pairs_table || h.has_table() {
+        if !h.table_pending() {
             return None;
         }
         let nodes = h.nodes.len();
@@ -718,8 +712,8 @@ impl TileCache {
     }
 
     /// The meshes carried for wider agents whose all-pairs table is
-    /// pending, with their serials.
-    fn carried_pending(&self) -> Vec<(u64, Arc<NavMesh>)> {
+    /// pending.
+    fn carried_pending(&self) -> Vec<Arc<NavMesh>> {
         let slots = self
             .mesh
             .sized
@@ -732,13 +726,7 @@ impl TileCache {
                 Some(Some(sized)) => Some(Arc::clone(&sized.mesh)),
                 _ => None,
             })
-            .filter(|m| {
-                m.data
-                    .hierarchy
-                    .as_ref()
-                    .is_some_and(|h| h.stats.all_pairs_table && !h.has_table())
-            })
-            .map(|m| (m.serial, m))
+            .filter(|m| (m.data.hierarchy.as_ref()).is_some_and(HierarchyData::table_pending))
             .collect()
     }
 
@@ -790,7 +778,7 @@ impl TileCache {
         let Some(h) = self.mesh.data.hierarchy.as_ref() else {
             return true;
         };
-        if !h.stats.all_pairs_table || h.has_table() {
+        if !h.table_pending() {
             self.table = None;
             self.landmarks = None;
             return true;
@@ -846,17 +834,18 @@ impl TileCache {
         let pending = self.carried_pending();
         // builds for meshes no longer carried (a radius dropped) go
         self.carried_tables
-            .retain(|(serial, _)| pending.iter().any(|(s, _)| s == serial));
+            .retain(|(serial, _)| pending.iter().any(|m| m.serial == *serial));
         let (mut complete, mut waiting) = (Vec::new(), 0);
-        for (serial, mesh) in &pending {
+        for mesh in &pending {
             let Some(h) = mesh.data.hierarchy.as_ref() else {
                 continue;
             };
-            let at = match self.carried_tables.iter().position(|(s, _)| s == serial) {
+            let serial = mesh.serial;
+            let at = match self.carried_tables.iter().position(|(s, _)| *s == serial) {
                 Some(at) => at,
                 None => match TableBuild::new(h, &mesh.hier) {
                     Some(build) => {
-                        self.carried_tables.push((*serial, build));
+                        self.carried_tables.push((serial, build));
                         self.carried_tables.len() - 1
                     }
                     // its bake checked that the table fits; were it not
@@ -871,7 +860,7 @@ impl TileCache {
                 *rows -= build.rows_done() - before;
             }
             if build.is_complete() {
-                complete.push(*serial);
+                complete.push(serial);
             } else {
                 waiting += 1;
             }
@@ -1234,10 +1223,13 @@ impl<'a> TiledDerivation<'a> {
             let (x, y) = (d % w, d / w);
             for ty in y.saturating_sub(k)..=(y + k).min(h - 1) {
                 for tx in x.saturating_sub(k)..=(x + k).min(w - 1) {
-                    let t = ty * w + tx;
-                    out[t] = out[t] || self.reads(t) != before.reads(t);
+                    out[ty * w + tx] = true;
                 }
             }
+        }
+        // each tile in reach compared once, however many dirty tiles reach it
+        for (t, near) in out.iter_mut().enumerate() {
+            *near = *near && self.reads(t) != before.reads(t);
         }
         out
     }
@@ -1384,14 +1376,21 @@ fn in_order<T: Send, E: Send>(
     n: usize,
     f: impl Fn(usize) -> Result<T, E> + Sync + Send,
 ) -> Result<Vec<T>, E> {
+    map_in_order(n, f).into_iter().collect()
+}
+
+/// `f(0)`, ..., `f(n - 1)`, in order, on rayon's threads with the
+/// `parallel` feature.
+fn map_in_order<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync + Send) -> Vec<R> {
     #[cfg(feature = "parallel")]
-    let all: Vec<Result<T, E>> = {
+    {
         use rayon::prelude::*;
         (0..n).into_par_iter().map(f).collect()
-    };
+    }
     #[cfg(not(feature = "parallel"))]
-    let all: Vec<Result<T, E>> = (0..n).map(f).collect();
-    all.into_iter().collect()
+    {
+        (0..n).map(f).collect()
+    }
 }
 
 /// The meshes for wider agents that `before` had derived, derived again
@@ -1441,16 +1440,11 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
         };
         Some((bits, Arc::new(std::sync::OnceLock::from(Some(sized)))))
     };
-    // each radius on its own (rayon's threads with the `parallel` feature),
-    // kept in the order they were derived
-    #[cfg(feature = "parallel")]
-    let carried = {
-        use rayon::prelude::*;
-        sizes.par_iter().filter_map(carry).collect()
-    };
-    #[cfg(not(feature = "parallel"))]
-    let carried = sizes.iter().filter_map(carry).collect();
-    carried
+    // each radius on its own, kept in the order they were derived
+    map_in_order(sizes.len(), |k| carry(&sizes[k]))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Which regions of `before` an edit kept in `after` ([`Succession`]).

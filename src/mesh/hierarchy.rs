@@ -882,6 +882,12 @@ impl HierarchyData {
         (region == target).then_some(region)
     }
 
+    /// True when the hierarchy is to have the all-pairs table (its file
+    /// says so) but its rows are not in yet: an edit left them pending.
+    pub(crate) fn table_pending(&self) -> bool {
+        self.stats.all_pairs_table && !self.has_table()
+    }
+
     /// True when the hierarchy has the all-pairs table.
     #[inline]
     pub(crate) fn has_table(&self) -> bool {
