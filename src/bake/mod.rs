@@ -378,6 +378,10 @@ impl NavMesh {
 struct Replacing<'a> {
     old: &'a NavMesh,
     succession: &'a dyn Fn(&NavMesh) -> Succession,
+    /// Per dense region of `old`: its index in the new mesh where the
+    /// rebuild copied it whole (its tile's regions taken as they were), or
+    /// `u32::MAX`. Empty when the rebuild copied none.
+    copied: &'a [u32],
 }
 
 /// The last steps of every bake: the level's name and nav points, the search
@@ -396,7 +400,8 @@ fn finish(
     data.max_radius = config.max_radius_for(level, radius)?;
     data.agents = level.agents.clone();
     data.nav_points = level.nav_points.clone();
-    let mut mesh = NavMesh::from_data(data);
+    let copied = replacing.as_ref().map(|r| (r.old, r.copied));
+    let mut mesh = NavMesh::from_data_after(data, copied.filter(|(_, c)| !c.is_empty()));
     // an edit leaves the all-pairs table to `TileCache::refresh_table`
     let table_now = replacing.is_none();
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));

@@ -1066,6 +1066,7 @@ impl TileCache {
         let replacing = Replacing {
             old: before,
             succession: &kept,
+            copied: &[],
         };
         let mesh = match build_mesh(
             &self.level,
@@ -1336,6 +1337,7 @@ impl<'a> TiledDerivation<'a> {
         let replacing = Replacing {
             old,
             succession: &kept,
+            copied: &[],
         };
         let mesh = self.mesh(radius, &tiles, (Some(replacing), Some(&reuse)))?;
         Ok((mesh, tiles))
@@ -1613,6 +1615,16 @@ fn build_mesh(
             reassemble(&gathered, tiles, reuse, areas, scratch)
         }
     };
+    // what the rebuild copied whole (reassembly's renumbering) lets the new
+    // mesh derive its point locator from the old one's
+    let replacing = replacing.map(|r| Replacing {
+        copied: if reuse.is_some() {
+            &reassembly.remap
+        } else {
+            &[]
+        },
+        ..r
+    });
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();
     data.stats.walkable_area = tiles.iter().map(|t| t.walkable_area).sum();

@@ -35,10 +35,19 @@ pub(crate) struct Locator {
 /// A region listed in a cell, with its bounding box grown by
 /// [`LOCATE_EPS`]: a cheap test before the polygon one (thin regions list in
 /// many cells).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Item {
     region: u32,
     bounds: Aabb,
+}
+
+/// A region's bounding box grown by [`LOCATE_EPS`], as its entries hold it.
+fn entry_box(polygon: &[Vec2]) -> Aabb {
+    let b = Aabb::from_points(polygon);
+    Aabb {
+        min: b.min - Vec2::splat(LOCATE_EPS),
+        max: b.max + Vec2::splat(LOCATE_EPS),
+    }
 }
 
 impl Locator {
@@ -53,19 +62,13 @@ impl Locator {
         let mut cols = ((size.x / cell).ceil() as u32).clamp(1, 4096);
         let mut rows = ((size.y / cell).ceil() as u32).clamp(1, 4096);
         let boxes: Vec<Aabb> = (0..n as u32)
-            .map(|r| {
-                let b = Aabb::from_points(tables.polygon(r));
-                Aabb {
-                    min: b.min - Vec2::splat(LOCATE_EPS),
-                    max: b.max + Vec2::splat(LOCATE_EPS),
-                }
-            })
+            .map(|r| entry_box(tables.polygon(r)))
             .collect();
         // Regions whose boxes cover many cells (long thin diagonals, or the
         // overlapping regions of a crafted file) would make the lists grow
         // as regions x cells: coarsen the grid until they fit the budget.
-        let (mut loc, ranges) = loop {
-            let loc = Locator {
+        loop {
+            let grid = Locator {
                 origin: bounds.min,
                 inv_cell: (cols as f32 / size.x).min(rows as f32 / size.y),
                 cols,
@@ -73,34 +76,23 @@ impl Locator {
                 starts: Vec::new(),
                 items: Vec::new(),
             };
-            let ranges: Vec<(u32, u32, u32, u32)> = boxes
-                .iter()
-                .map(|b| {
-                    let (x0, y0) = loc.cell_of(b.min);
-                    let (x1, y1) = loc.cell_of(b.max);
-                    (x0, y0, x1, y1)
-                })
-                .collect();
-            let entries: u64 = ranges
-                .iter()
-                .map(|&(x0, y0, x1, y1)| u64::from(x1 - x0 + 1) * u64::from(y1 - y0 + 1))
-                .sum();
+            let entries: u64 = boxes.iter().map(|b| grid.cells_under(b)).sum();
             let fits =
                 entries <= MAX_ENTRIES_PER_REGION * n as u64 && entries < u64::from(u32::MAX);
             if fits || (cols == 1 && rows == 1) {
-                break (loc, ranges);
+                return grid.filled(&boxes);
             }
             cols = cols.div_ceil(2);
             rows = rows.div_ceil(2);
-        };
-        let cells = (cols * rows) as usize;
+        }
+    }
+
+    /// This grid (its lists ignored) listing every region of `boxes`.
+    fn filled(mut self, boxes: &[Aabb]) -> Locator {
+        let cells = (self.cols * self.rows) as usize;
         let mut counts = vec![0u32; cells + 1];
-        for &(x0, y0, x1, y1) in &ranges {
-            for y in y0..=y1 {
-                for x in x0..=x1 {
-                    counts[(y * cols + x) as usize + 1] += 1;
-                }
-            }
+        for b in boxes {
+            self.for_cells_under(b, |c| counts[c + 1] += 1);
         }
         for c in 0..cells {
             counts[c + 1] += counts[c];
@@ -111,21 +103,129 @@ impl Locator {
             bounds: Aabb::EMPTY,
         };
         let mut items = vec![unfilled; counts[cells] as usize];
-        for (r, &(x0, y0, x1, y1)) in ranges.iter().enumerate() {
-            for y in y0..=y1 {
-                for x in x0..=x1 {
-                    let c = (y * cols + x) as usize;
-                    items[fill[c] as usize] = Item {
-                        region: r as u32,
-                        bounds: boxes[r],
-                    };
-                    fill[c] += 1;
+        for (r, b) in boxes.iter().enumerate() {
+            self.for_cells_under(b, |c| {
+                items[fill[c] as usize] = Item {
+                    region: r as u32,
+                    bounds: *b,
+                };
+                fill[c] += 1;
+            });
+        }
+        self.starts = counts;
+        self.items = items;
+        self
+    }
+
+    /// The locator of a mesh a runtime edit made from the one `old` serves,
+    /// without listing every region again. `remap` maps each of the old
+    /// mesh's dense regions to its index in `tables` (the same polygon), or
+    /// to `u32::MAX` where the edit dropped or replaced it; the regions no
+    /// old one maps to are the new ones. The grid stays `old`'s: each cell
+    /// lists its kept regions, renumbered, and the new ones whose boxes
+    /// cover it, in index order, as [`Locator::build`] would on that grid.
+    ///
+    /// Lookups answer as a fresh locator's would: a cell lists every region
+    /// whose grown box covers it, in index order, so [`Locator::locate`]
+    /// gives the lowest-index region holding the point and
+    /// [`Locator::candidates_in`] every region within the box, whatever the
+    /// grid. `None` where the old grid does not cover the new mesh's bounds,
+    /// where the kept regions are not in their old order, or where the lists
+    /// would go over the budget: build afresh then.
+    pub(crate) fn rebuilt(
+        (old, old_tables): (&Locator, &Tables),
+        tables: &Tables,
+        remap: &[u32],
+    ) -> Option<Locator> {
+        let n = tables.region_keys.len();
+        let bounds = tables.bounds;
+        if old.starts.is_empty() || n == 0 || bounds.is_empty() {
+            return None;
+        }
+        if remap.len() != old_tables.region_keys.len() {
+            return None;
+        }
+        // the same arithmetic `locate` uses to turn points away
+        let (lo, hi) = (
+            (bounds.min - old.origin) * old.inv_cell,
+            (bounds.max - old.origin) * old.inv_cell,
+        );
+        if lo.cmplt(Vec2::ZERO).any() || hi.x > old.cols as f32 || hi.y > old.rows as f32 {
+            return None;
+        }
+        let mut fresh = vec![true; n];
+        let mut last = None;
+        for &j in remap.iter().filter(|&&j| j != u32::MAX) {
+            // kept regions keep their order, so renumbered lists stay sorted
+            if j as usize >= n || last.is_some_and(|l| j <= l) {
+                return None;
+            }
+            fresh[j as usize] = false;
+            last = Some(j);
+        }
+        // the new regions' entries, by cell, each cell's in index order
+        let mut added: Vec<(u32, Item)> = Vec::new();
+        for r in (0..n as u32).filter(|&r| fresh[r as usize]) {
+            let bounds = entry_box(tables.polygon(r));
+            old.for_cells_under(&bounds, |c| {
+                added.push((c as u32, Item { region: r, bounds }))
+            });
+        }
+        added.sort_unstable_by_key(|&(c, item)| (c, item.region));
+        let cells = (old.cols * old.rows) as usize;
+        let mut starts = Vec::with_capacity(cells + 1);
+        let mut items = Vec::with_capacity(old.items.len() + added.len());
+        let mut next = added.iter().peekable();
+        for c in 0..cells {
+            starts.push(u32::try_from(items.len()).ok()?);
+            // the kept regions listed here, renumbered (still in order),
+            // merged with the new ones
+            let listed = &old.items[old.starts[c] as usize..old.starts[c + 1] as usize];
+            let renumbered = listed.iter().filter_map(|item| {
+                let region = remap[item.region as usize];
+                (region != u32::MAX).then_some(Item { region, ..*item })
+            });
+            if next.peek().is_none_or(|(at, _)| *at as usize != c) {
+                items.extend(renumbered);
+                continue;
+            }
+            let mut renumbered = renumbered.peekable();
+            while let Some(&&(_, item)) = next.peek().filter(|(at, _)| *at as usize == c) {
+                while let Some(earlier) = renumbered.next_if(|k| k.region < item.region) {
+                    items.push(earlier);
                 }
+                items.push(item);
+                next.next();
+            }
+            items.extend(renumbered);
+        }
+        starts.push(u32::try_from(items.len()).ok()?);
+        if items.len() as u64 > MAX_ENTRIES_PER_REGION * n as u64 {
+            return None;
+        }
+        Some(Locator {
+            starts,
+            items,
+            ..*old
+        })
+    }
+
+    /// How many cells the box `b` covers.
+    fn cells_under(&self, b: &Aabb) -> u64 {
+        let (x0, y0) = self.cell_of(b.min);
+        let (x1, y1) = self.cell_of(b.max);
+        u64::from(x1 - x0 + 1) * u64::from(y1 - y0 + 1)
+    }
+
+    /// Calls `f` with each cell the box `b` covers, row by row.
+    fn for_cells_under(&self, b: &Aabb, mut f: impl FnMut(usize)) {
+        let (x0, y0) = self.cell_of(b.min);
+        let (x1, y1) = self.cell_of(b.max);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                f((y * self.cols + x) as usize);
             }
         }
-        loc.starts = counts;
-        loc.items = items;
-        loc
     }
 
     #[inline]
@@ -209,6 +309,74 @@ mod tests {
         let per_region = entries_per_region(&mesh);
         assert!(per_region < 4.0, "{per_region}");
         assert!(mesh.locator.cols as usize * mesh.locator.rows as usize >= mesh.region_count() / 2);
+    }
+
+    /// A runtime edit's locator keeps the grid of the mesh it replaced, and
+    /// its cells list what listing every region afresh on that grid gives:
+    /// the same regions, in the same order, with the same boxes. So does
+    /// one derived from the regions the edit kept as they were (more than
+    /// the tiles it copied whole).
+    #[test]
+    fn an_edit_lists_the_cells_a_fresh_listing_on_its_grid_gives() {
+        use super::{entry_box, Locator};
+        let level = crate::test_data::bundled_level("maps/den520d.map");
+        let config = BakeConfig {
+            tile_size: Some(32.0),
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let building = |x: f32, y: f32| {
+            [
+                vec2(x, y),
+                vec2(x + 7., y),
+                vec2(x + 7., y + 5.),
+                vec2(x, y + 5.),
+            ]
+        };
+        let mut cache = crate::TileCache::new(&level, &config).unwrap();
+        let mut placed = Vec::new();
+        // two buildings, one across a tile border, then both removed
+        for step in 0..4 {
+            let before = cache.shared_mesh();
+            if step < 2 {
+                let at = [(76.0, 76.0), (60.0, 28.0)][step];
+                placed.push(cache.add_obstacle(&building(at.0, at.1)).unwrap());
+            } else {
+                cache.remove_obstacle(placed.pop().unwrap()).unwrap();
+            }
+            let mesh = cache.mesh();
+            let (old, loc) = (&before.locator, &mesh.locator);
+            assert_eq!(
+                (loc.origin, loc.inv_cell, loc.cols, loc.rows),
+                (old.origin, old.inv_cell, old.cols, old.rows)
+            );
+            let boxes: Vec<_> = (0..mesh.region_count() as u32)
+                .map(|r| entry_box(mesh.tables.polygon(r)))
+                .collect();
+            let grid = Locator {
+                starts: Vec::new(),
+                items: Vec::new(),
+                ..*loc
+            };
+            let fresh = grid.filled(&boxes);
+            assert_eq!(loc.starts, fresh.starts, "step {step}");
+            assert!(loc.items == fresh.items, "step {step}");
+            // from the regions the edit kept as they were (those of changed
+            // tiles too): the same lists
+            let kept = &mesh.succession.as_ref().unwrap().regions;
+            let again = Locator::rebuilt((old, &before.tables), &mesh.tables, kept).unwrap();
+            assert_eq!(again.starts, fresh.starts, "step {step}");
+            assert!(again.items == fresh.items, "step {step}");
+            // a renumbering out of order, or of another mesh, is refused
+            let mut swapped = kept.clone();
+            let (a, b) = (10, 20);
+            swapped.swap(a, b);
+            assert!(swapped[a] != u32::MAX && swapped[b] != u32::MAX);
+            assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, &swapped).is_none());
+            let short = &kept[1..];
+            assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, short).is_none());
+            cache.release(before);
+        }
     }
 
     /// Regression (hostile-input campaign): thousands of long thin diagonal

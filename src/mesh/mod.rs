@@ -350,9 +350,19 @@ fn next_serial() -> u64 {
 
 impl NavMesh {
     /// Wraps baked data, deriving the search tables and the point locator.
-    pub(crate) fn from_data(mut data: MeshData) -> NavMesh {
+    pub(crate) fn from_data(data: MeshData) -> NavMesh {
+        NavMesh::from_data_after(data, None)
+    }
+
+    /// [`NavMesh::from_data`] for a mesh a runtime edit made from `old`,
+    /// whose regions `remap` maps to this one's (see [`Locator::rebuilt`]):
+    /// the point locator keeps the old one's grid and lists again only the
+    /// cells the edit touched.
+    pub(crate) fn from_data_after(mut data: MeshData, old: Option<(&NavMesh, &[u32])>) -> NavMesh {
         let tables = Tables::build(&data);
-        let locator = Locator::build(&tables);
+        let locator = old
+            .and_then(|(old, remap)| Locator::rebuilt((&old.locator, &old.tables), &tables, remap))
+            .unwrap_or_else(|| Locator::build(&tables));
         let hierarchy = data.hierarchy.take();
         let mut mesh = NavMesh {
             data,
