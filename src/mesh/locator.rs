@@ -379,6 +379,33 @@ mod tests {
         }
     }
 
+    /// A mesh reaching past the old grid's cover gets no renumbered
+    /// locator (a point there would be turned away): built afresh instead.
+    #[test]
+    fn a_mesh_past_the_old_grid_is_not_renumbered() {
+        use super::Locator;
+        let room = |w: f32| {
+            let json = format!(r#"{{"walkable": [[[0,0],[{w},0],[{w},10],[0,10]]]}}"#);
+            let config = BakeConfig {
+                corridors: false,
+                ..BakeConfig::default()
+            };
+            NavMesh::bake(&Level::from_json_str(&json).unwrap(), &config).unwrap()
+        };
+        let (small, large) = (room(10.0), room(12.0));
+        let dropped = vec![u32::MAX; small.region_count()];
+        let old = (&small.locator, &small.tables);
+        assert!(Locator::rebuilt(old, &large.tables, &dropped).is_none());
+        // within the cover: every region new
+        let within = Locator::rebuilt((&large.locator, &large.tables), &small.tables, &[]);
+        assert!(within.is_none(), "a renumbering of another mesh");
+        let dropped = vec![u32::MAX; large.region_count()];
+        let within = Locator::rebuilt((&large.locator, &large.tables), &small.tables, &dropped);
+        let within = within.expect("inside the old grid");
+        assert_eq!(within.locate(&small.tables, vec2(5.0, 5.0)), Some(0));
+        assert_eq!(within.locate(&small.tables, vec2(11.0, 5.0)), None);
+    }
+
     /// Regression (hostile-input campaign): thousands of long thin diagonal
     /// regions listed in every cell their boxes cover took memory growing as
     /// regions x cells. The lists now stay within the budget, and every
