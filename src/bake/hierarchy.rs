@@ -66,17 +66,17 @@ pub(crate) fn build(
     let t = &mesh.tables;
     let (region_cluster, clusters) = match mesh.data.tiling.as_ref() {
         Some(tiling) => {
-            // the clusters of the blocks an edit left as they were
-            let unchanged = previous.as_ref().filter(|p| {
+            // the partition an edit replaces, at this aim
+            let same_aim = previous.as_ref().filter(|p| {
                 let h = p.hierarchy;
                 h.stats.cluster_aim == aim && h.region_cluster.len() == p.tables.region_keys.len()
             });
-            let old = unchanged.map(|p| Blocked {
-                blocks: tile_blocks(p.tables, tiling),
+            let old = same_aim.map(|p| Blocked {
+                tables: p.tables,
                 clusters: &p.hierarchy.region_cluster,
                 kept: p.regions,
             });
-            partition_blocks(t, aim, &tile_blocks(t, tiling), old)
+            partition_blocks(t, tiling, aim, old)
         }
         None => partition(t, aim),
     };
@@ -373,33 +373,29 @@ const DEAD_END_GROWTH: u32 = 16;
 /// The side of the square blocks of tiles a tiled mesh's clusters keep
 /// within, world units (rounded up to whole tiles): an edit partitions
 /// again only the blocks it changed. Measured on the bundled maps at tiles
-/// of 64 (BENCHMARKS.md, 2026-11-28): blocks of 256 add 0 to 4% clusters
-/// and nav nodes and change the hierarchy's bytes by -2% to +3%.
+/// of 64 (BENCHMARKS.md, 2026-11-28): blocks of 256 add 0 to 5% clusters
+/// and nav nodes and change the hierarchy's bytes by -3% to +3%.
 const BLOCK_SIDE: f64 = 256.0;
 
-/// Per dense region of `t`, a tiled mesh's, the block of tiles
-/// ([`BLOCK_SIDE`]) its polygon lies in (by its corners' mean, inside a
-/// convex polygon, and the polygon inside one tile).
-fn tile_blocks(t: &Tables, tiling: &TileGrid) -> Vec<u32> {
+/// The block of tiles ([`BLOCK_SIDE`]) dense region `r` of `t`, a mesh
+/// tiled by `tiling`, lies in: by its corners' mean, which is inside the
+/// convex polygon, and the polygon inside one tile.
+fn tile_block(t: &Tables, tiling: &TileGrid, r: u32) -> u32 {
     let side = tiling.size * (BLOCK_SIDE / tiling.size).ceil().max(1.0);
     let origin = DVec2::new(tiling.first[0] as f64, tiling.first[1] as f64) * tiling.size;
-    let across = ((f64::from(tiling.count[0]) * tiling.size) / side)
-        .ceil()
-        .max(1.0) as u32;
-    let block = |r: u32| {
-        let v = t.polygon(r);
-        let mid = v.iter().map(|p| p.as_dvec2()).sum::<DVec2>() / v.len().max(1) as f64;
-        let at = ((mid - origin) / side).floor().max(DVec2::ZERO);
-        (at.y as u32).saturating_mul(across) + (at.x as u32).min(across - 1)
-    };
-    (0..t.region_keys.len() as u32).map(block).collect()
+    let blocks = |count: u32| ((f64::from(count) * tiling.size) / side).ceil().max(1.0) as u32;
+    let (across, up) = (blocks(tiling.count[0]), blocks(tiling.count[1]));
+    let v = t.polygon(r);
+    let mid = v.iter().map(|p| p.as_dvec2()).sum::<DVec2>() / v.len().max(1) as f64;
+    let at = ((mid - origin) / side).floor().max(DVec2::ZERO);
+    (at.y as u32).min(up - 1) * across + (at.x as u32).min(across - 1)
 }
 
 /// What [`partition_blocks`] takes from the partition of the mesh an edit
-/// replaced: each old region's block and cluster, and its region in the
+/// replaced: its tables, each old region's cluster, and its region in the
 /// new mesh (`u32::MAX` where the edit changed it).
 struct Blocked<'a> {
-    blocks: Vec<u32>,
+    tables: &'a Tables,
     clusters: &'a [u32],
     kept: &'a [u32],
 }
@@ -412,13 +408,15 @@ struct Blocked<'a> {
 /// same, in the same order, so the rounds would give them again.
 fn partition_blocks(
     t: &Tables,
+    tiling: &TileGrid,
     max: u32,
-    blocks: &[u32],
     old: Option<Blocked<'_>>,
 ) -> (Vec<u32>, u32) {
-    let n = blocks.len();
+    let n = t.region_keys.len();
+    let blocks: Vec<u32> = (0..n as u32).map(|r| tile_block(t, tiling, r)).collect();
     let count = blocks.iter().max().map_or(0, |&b| b as usize + 1);
-    // the old region of each new one, and the blocks the edit changed
+    // the old region of each new one, and the blocks the edit changed:
+    // those of the old regions it dropped and of the new regions
     let mut was = vec![u32::MAX; n];
     let mut changed = vec![old.is_none(); count];
     if let Some(old) = &old {
@@ -426,7 +424,8 @@ fn partition_blocks(
             match was.get_mut(r as usize) {
                 Some(w) => *w = o as u32,
                 None => {
-                    if let Some(c) = old.blocks.get(o).and_then(|&b| changed.get_mut(b as usize)) {
+                    let b = tile_block(old.tables, tiling, o as u32) as usize;
+                    if let Some(c) = changed.get_mut(b) {
                         *c = true;
                     }
                 }
@@ -454,10 +453,8 @@ fn partition_blocks(
     }
     #[cfg(test)]
     if old.is_some() {
-        let mut kept = changed.iter().map(|&c| !c).collect::<Vec<_>>();
-        kept.iter_mut()
-            .zip(&members)
-            .for_each(|(k, m)| *k &= m.is_empty());
+        // the blocks holding regions whose clusters were kept
+        let mut kept: Vec<bool> = changed.iter().map(|&c| !c).collect();
         let kept = blocks
             .iter()
             .filter(|&&b| std::mem::take(&mut kept[b as usize]))
@@ -482,7 +479,8 @@ fn partition_blocks(
                 }
             }
         }
-        inside.sort_unstable();
+        // regions in order, each one's portals in edge order: portal order
+        debug_assert!(inside.windows(2).all(|w| w[0] < w[1]));
         let links = inside.iter().map(|&p| {
             let [a, b] = t.portal_regions[p as usize].map(|r| local[r as usize]);
             let [l, r] = t.portal_ends[p as usize];
@@ -2075,7 +2073,10 @@ mod tests {
         let mut cache = TileCache::new(&level, &config).expect("bakes");
         let mesh = cache.mesh();
         let tiling = mesh.data.tiling.as_ref().unwrap();
-        let mut blocks = tile_blocks(&mesh.tables, tiling);
+        let count = mesh.region_count() as u32;
+        let mut blocks: Vec<u32> = (0..count)
+            .map(|r| tile_block(&mesh.tables, tiling, r))
+            .collect();
         blocks.sort_unstable();
         blocks.dedup();
         assert!(blocks.len() >= 4, "{} blocks", blocks.len());

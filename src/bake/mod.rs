@@ -380,7 +380,8 @@ struct Replacing<'a> {
     succession: &'a dyn Fn(&NavMesh) -> Succession,
     /// Per dense region of `old`: its index in the new mesh where the
     /// rebuild copied it whole (its tile's regions taken as they were), or
-    /// `u32::MAX`. Empty when the rebuild copied none.
+    /// `u32::MAX`. Empty where the rebuild reassembled nothing from `old`
+    /// (`build_mesh` fills it from its reassembly).
     copied: &'a [u32],
 }
 

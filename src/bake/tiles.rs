@@ -1617,13 +1617,15 @@ fn build_mesh(
     };
     // what the rebuild copied whole (reassembly's renumbering) lets the new
     // mesh derive its point locator from the old one's
-    let replacing = replacing.map(|r| Replacing {
-        copied: if reuse.is_some() {
+    let replacing = replacing.map(|r| {
+        // the remap is of the mesh the reassembly copied from
+        debug_assert!(reuse.is_none_or(|reuse| std::ptr::eq(reuse.old, r.old)));
+        let copied: &[u32] = if reuse.is_some() {
             &reassembly.remap
         } else {
             &[]
-        },
-        ..r
+        };
+        Replacing { copied, ..r }
     });
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();

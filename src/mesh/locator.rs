@@ -1,5 +1,6 @@
-//! Point location: a uniform grid over the mesh bounds whose cells list the
-//! regions whose bounding boxes overlap them.
+//! Point location: a uniform grid over the mesh bounds (on a mesh a runtime
+//! edit made, over the bounds of the mesh whose grid it kept) whose cells
+//! list the regions whose bounding boxes overlap them.
 
 use glam::Vec2;
 
@@ -129,7 +130,8 @@ impl Locator {
     /// whose grown box covers it, in index order, so [`Locator::locate`]
     /// gives the lowest-index region holding the point and
     /// [`Locator::candidates_in`] every region within the box, whatever the
-    /// grid. `None` where the old grid does not cover the new mesh's bounds,
+    /// grid. `None` where the old grid does not cover the new mesh's bounds
+    /// or has fewer than half a cell a region,
     /// where the kept regions are not in their old order, or where the lists
     /// would go over the budget: build afresh then.
     pub(crate) fn rebuilt(
@@ -151,6 +153,11 @@ impl Locator {
             (bounds.max - old.origin) * old.inv_cell,
         );
         if lo.cmplt(Vec2::ZERO).any() || hi.x > old.cols as f32 || hi.y > old.rows as f32 {
+            return None;
+        }
+        // edits that added many regions: a grid chosen afresh would have
+        // about one cell a region, not fewer than half of one
+        if n as u64 > 2 * u64::from(old.cols) * u64::from(old.rows) {
             return None;
         }
         let mut fresh = vec![true; n];
@@ -203,6 +210,8 @@ impl Locator {
         if items.len() as u64 > MAX_ENTRIES_PER_REGION * n as u64 {
             return None;
         }
+        #[cfg(test)]
+        tests::REBUILT.with(|k| k.set(k.get() + 1));
         Some(Locator {
             starts,
             items,
@@ -293,6 +302,12 @@ mod tests {
 
     use crate::{BakeConfig, Level, NavMesh};
 
+    thread_local! {
+        /// Locators this thread derived from an old one
+        /// ([`super::Locator::rebuilt`]).
+        pub(super) static REBUILT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
     fn entries_per_region(mesh: &NavMesh) -> f64 {
         mesh.locator.items.len() as f64 / mesh.region_count() as f64
     }
@@ -338,12 +353,18 @@ mod tests {
         // two buildings, one across a tile border, then both removed
         for step in 0..4 {
             let before = cache.shared_mesh();
+            REBUILT.with(|k| k.set(0));
             if step < 2 {
                 let at = [(76.0, 76.0), (60.0, 28.0)][step];
                 placed.push(cache.add_obstacle(&building(at.0, at.1)).unwrap());
             } else {
                 cache.remove_obstacle(placed.pop().unwrap()).unwrap();
             }
+            assert_eq!(
+                REBUILT.with(std::cell::Cell::get),
+                1,
+                "derived from the old one"
+            );
             let mesh = cache.mesh();
             let (old, loc) = (&before.locator, &mesh.locator);
             assert_eq!(
@@ -369,9 +390,9 @@ mod tests {
             assert!(again.items == fresh.items, "step {step}");
             // a renumbering out of order, or of another mesh, is refused
             let mut swapped = kept.clone();
-            let (a, b) = (10, 20);
+            let mut both = (0..kept.len()).filter(|&r| kept[r] != u32::MAX);
+            let (a, b) = (both.next().unwrap(), both.next().unwrap());
             swapped.swap(a, b);
-            assert!(swapped[a] != u32::MAX && swapped[b] != u32::MAX);
             assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, &swapped).is_none());
             let short = &kept[1..];
             assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, short).is_none());
@@ -380,7 +401,8 @@ mod tests {
     }
 
     /// A mesh reaching past the old grid's cover gets no renumbered
-    /// locator (a point there would be turned away): built afresh instead.
+    /// locator (a point there would be turned away), and neither does a
+    /// renumbering of another mesh; one within the cover does.
     #[test]
     fn a_mesh_past_the_old_grid_is_not_renumbered() {
         use super::Locator;
@@ -396,9 +418,10 @@ mod tests {
         let dropped = vec![u32::MAX; small.region_count()];
         let old = (&small.locator, &small.tables);
         assert!(Locator::rebuilt(old, &large.tables, &dropped).is_none());
-        // within the cover: every region new
+        // a renumbering of another mesh (of another length)
         let within = Locator::rebuilt((&large.locator, &large.tables), &small.tables, &[]);
-        assert!(within.is_none(), "a renumbering of another mesh");
+        assert!(within.is_none());
+        // within the cover, every region new
         let dropped = vec![u32::MAX; large.region_count()];
         let within = Locator::rebuilt((&large.locator, &large.tables), &small.tables, &dropped);
         let within = within.expect("inside the old grid");

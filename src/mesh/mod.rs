@@ -355,9 +355,9 @@ impl NavMesh {
     }
 
     /// [`NavMesh::from_data`] for a mesh a runtime edit made from `old`,
-    /// whose regions `remap` maps to this one's (see [`Locator::rebuilt`]):
-    /// the point locator keeps the old one's grid and lists again only the
-    /// cells the edit touched.
+    /// whose regions `remap` maps to this one's: the point locator keeps
+    /// the old one's grid, its entries renumbered, and only the new
+    /// regions' entries come from their shapes ([`Locator::rebuilt`]).
     pub(crate) fn from_data_after(mut data: MeshData, old: Option<(&NavMesh, &[u32])>) -> NavMesh {
         let tables = Tables::build(&data);
         let locator = old

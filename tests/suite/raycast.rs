@@ -189,11 +189,10 @@ fn inside(polygon: &[Vec2], p: Vec2) -> bool {
 }
 
 /// The first point where segment a-b crosses an edge of the level's
-/// walkable, obstacle or impassable-area polygons, as a fraction of the
-/// segment (in general position, the first crossing from a walkable start
-/// is where the segment leaves walkable space).
-/// The ray parameter where `a -> b` first meets one of the polygons'
-/// edges (in f64), with that edge.
+/// walkable, obstacle or impassable-area polygons (`walls`), as a fraction
+/// of the segment (computed in f64), with that edge. In general position,
+/// the first crossing from a walkable start is where the segment leaves
+/// walkable space.
 fn first_crossing(walls: &[Vec<Vec2>], a: Vec2, b: Vec2) -> Option<(f32, [Vec2; 2])> {
     let (a, b) = (a.as_dvec2(), b.as_dvec2());
     let d = b - a;
@@ -228,24 +227,41 @@ fn distance_to(wall: [Vec2; 2], p: Vec2) -> f64 {
     (a + e * s).distance(p)
 }
 
+/// How far along the ray a hit may lie from the level's crossing, world
+/// units.
+const ALONG: f32 = 1e-3;
+
+/// How far from the crossed wall a hit may lie, world units, where it is
+/// further along the ray: the mesh's corners are snapped (by far less than
+/// this), and a ray meeting the wall at a grazing angle turns that into a
+/// long way along the ray.
+const ACROSS: f64 = 1e-4;
+
+/// The MOBA level's walls: its walkable outlines, obstacles and impassable
+/// areas.
+fn moba_walls(level: &Level) -> Vec<Vec<Vec2>> {
+    let mut walls: Vec<Vec<Vec2>> = level.walkable.clone();
+    walls.extend(level.obstacles.iter().cloned());
+    let blocked = level.areas.iter().filter(|ar| ar.cost.is_none());
+    walls.extend(blocked.map(|ar| ar.polygon.clone()));
+    walls
+}
+
 /// Found by the property below at 133,000 cases: a long ray meeting a
-/// wall of the MOBA level at a grazing angle, where the snapped corners
-/// put the hit 2.7e-3 along the ray from the polygon's crossing but
-/// within 1e-4 of its wall.
+/// wall of the MOBA level at a grazing angle, whose hit lies 2.7e-3 along
+/// the ray from the polygon's crossing but within [`ACROSS`] of its wall.
 #[test]
 fn a_ray_grazing_a_wall_stops_on_it() {
     let level = Level::from_json_file(data_dir().join("levels/moba_lanes.json")).unwrap();
-    let mut walls: Vec<Vec<Vec2>> = level.walkable.clone();
-    walls.extend(level.obstacles.iter().cloned());
     let (a, b) = (vec2(31.21593, 10.065464), vec2(32.922707, 313.70895));
     let hit = NavQuery::new()
         .raycast(moba_mesh(), a, b)
         .unwrap()
         .expect("a wall");
-    let (t, wall) = first_crossing(&walls, a, b).expect("a wall");
-    let along = f64::from((hit.t - t).abs() * a.distance(b));
+    let (t, wall) = first_crossing(&moba_walls(&level), a, b).expect("a wall");
+    let along = (hit.t - t).abs() * a.distance(b);
     let across = distance_to(wall, hit.point);
-    assert!(along > 1e-3 && across < 1e-4, "{along} {across}");
+    assert!(along < ALONG || across < ACROSS, "{along} {across}");
 }
 
 proptest! {
@@ -260,9 +276,7 @@ proptest! {
     ) {
         let level = Level::from_json_file(data_dir().join("levels/moba_lanes.json")).unwrap();
         let (a, b) = (vec2(ax, ay), vec2(bx, by));
-        let mut walls: Vec<Vec<Vec2>> = level.walkable.clone();
-        walls.extend(level.obstacles.iter().cloned());
-        walls.extend(level.areas.iter().filter(|ar| ar.cost.is_none()).map(|ar| ar.polygon.clone()));
+        let walls = moba_walls(&level);
         let walkable = level.walkable.iter().any(|w| inside(w, a))
             && !walls[level.walkable.len()..].iter().any(|o| inside(o, a));
         prop_assume!(walkable);
@@ -276,7 +290,7 @@ proptest! {
             // of the mesh's corners moves the hit far along the ray but not
             // off the wall
             (Some(hit), Some((t, wall))) => prop_assert!(
-                (hit.t - t).abs() * a.distance(b) < 1e-3 || distance_to(wall, hit.point) < 1e-4,
+                (hit.t - t).abs() * a.distance(b) < ALONG || distance_to(wall, hit.point) < ACROSS,
                 "{a} -> {b}: hit at t = {} but the first wall is at t = {t}", hit.t),
         }
     }
