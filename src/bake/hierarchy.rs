@@ -69,7 +69,10 @@ pub(crate) fn build(
             // the partition an edit replaces, at this aim
             let same_aim = previous.as_ref().filter(|p| {
                 let h = p.hierarchy;
-                h.stats.cluster_aim == aim && h.region_cluster.len() == p.tables.region_keys.len()
+                let regions = p.tables.region_keys.len();
+                h.stats.cluster_aim == aim
+                    && h.region_cluster.len() == regions
+                    && p.regions.len() == regions
             });
             let old = same_aim.map(|p| Blocked {
                 tables: p.tables,
@@ -401,7 +404,7 @@ struct Blocked<'a> {
 }
 
 /// The partition of a tiled mesh: [`partition`]'s rounds run on each block
-/// of tiles (`blocks`, per region) on its own, over the portals inside it,
+/// of tiles ([`tile_block`]) on its own, over the portals inside it,
 /// and the clusters numbered in the order of their first region. A block
 /// whose regions an edit all kept, and where it dropped none (`old`),
 /// keeps its clusters: its regions and the portals between them are the

@@ -130,10 +130,10 @@ impl Locator {
     /// whose grown box covers it, in index order, so [`Locator::locate`]
     /// gives the lowest-index region holding the point and
     /// [`Locator::candidates_in`] every region within the box, whatever the
-    /// grid. `None` where the old grid does not cover the new mesh's bounds
-    /// or has fewer than half a cell a region,
-    /// where the kept regions are not in their old order, or where the lists
-    /// would go over the budget: build afresh then.
+    /// grid. `None` where the old grid does not cover the new mesh's
+    /// bounds or has fewer than half a cell a region, where the kept
+    /// regions are not in their old order, or where the lists would go over
+    /// the budget: build afresh then.
     pub(crate) fn rebuilt(
         (old, old_tables): (&Locator, &Tables),
         tables: &Tables,
