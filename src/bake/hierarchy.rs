@@ -380,18 +380,21 @@ const DEAD_END_GROWTH: u32 = 16;
 /// and nav nodes and change the hierarchy's bytes by -3% to +3%.
 const BLOCK_SIDE: f64 = 256.0;
 
-/// The block of tiles ([`BLOCK_SIDE`]) dense region `r` of `t`, a mesh
-/// tiled by `tiling`, lies in: by its corners' mean, which is inside the
-/// convex polygon, and the polygon inside one tile.
-fn tile_block(t: &Tables, tiling: &TileGrid, r: u32) -> u32 {
+/// For a mesh tiled by `tiling`, the block of tiles ([`BLOCK_SIDE`]) each
+/// dense region `r` of its tables `t` lies in, as `block(t, r)`: by the
+/// region's corners' mean, which is inside the convex polygon, and the
+/// polygon inside one tile.
+fn block_of(tiling: &TileGrid) -> impl Fn(&Tables, u32) -> u32 {
     let side = tiling.size * (BLOCK_SIDE / tiling.size).ceil().max(1.0);
     let origin = DVec2::new(tiling.first[0] as f64, tiling.first[1] as f64) * tiling.size;
     let blocks = |count: u32| ((f64::from(count) * tiling.size) / side).ceil().max(1.0) as u32;
     let (across, up) = (blocks(tiling.count[0]), blocks(tiling.count[1]));
-    let v = t.polygon(r);
-    let mid = v.iter().map(|p| p.as_dvec2()).sum::<DVec2>() / v.len().max(1) as f64;
-    let at = ((mid - origin) / side).floor().max(DVec2::ZERO);
-    (at.y as u32).min(up - 1) * across + (at.x as u32).min(across - 1)
+    move |t: &Tables, r: u32| {
+        let v = t.polygon(r);
+        let mid = v.iter().map(|p| p.as_dvec2()).sum::<DVec2>() / v.len().max(1) as f64;
+        let at = ((mid - origin) / side).floor().max(DVec2::ZERO);
+        (at.y as u32).min(up - 1) * across + (at.x as u32).min(across - 1)
+    }
 }
 
 /// What [`partition_blocks`] takes from the partition of the mesh an edit
@@ -404,7 +407,7 @@ struct Blocked<'a> {
 }
 
 /// The partition of a tiled mesh: [`partition`]'s rounds run on each block
-/// of tiles ([`tile_block`]) on its own, over the portals inside it,
+/// of tiles ([`block_of`]) on its own, over the portals inside it,
 /// and the clusters numbered in the order of their first region. A block
 /// whose regions an edit all kept, and where it dropped none (`old`),
 /// keeps its clusters: its regions and the portals between them are the
@@ -416,7 +419,8 @@ fn partition_blocks(
     old: Option<Blocked<'_>>,
 ) -> (Vec<u32>, u32) {
     let n = t.region_keys.len();
-    let blocks: Vec<u32> = (0..n as u32).map(|r| tile_block(t, tiling, r)).collect();
+    let block = block_of(tiling);
+    let blocks: Vec<u32> = (0..n as u32).map(|r| block(t, r)).collect();
     let count = blocks.iter().max().map_or(0, |&b| b as usize + 1);
     // the old region of each new one, and the blocks the edit changed:
     // those of the old regions it dropped and of the new regions
@@ -427,7 +431,7 @@ fn partition_blocks(
             match was.get_mut(r as usize) {
                 Some(w) => *w = o as u32,
                 None => {
-                    let b = tile_block(old.tables, tiling, o as u32) as usize;
+                    let b = block(old.tables, o as u32) as usize;
                     if let Some(c) = changed.get_mut(b) {
                         *c = true;
                     }
@@ -2078,7 +2082,7 @@ mod tests {
         let tiling = mesh.data.tiling.as_ref().unwrap();
         let count = mesh.region_count() as u32;
         let mut blocks: Vec<u32> = (0..count)
-            .map(|r| tile_block(&mesh.tables, tiling, r))
+            .map(|r| block_of(tiling)(&mesh.tables, r))
             .collect();
         blocks.sort_unstable();
         blocks.dedup();

@@ -281,18 +281,10 @@ impl Locator {
         if self.starts.is_empty() {
             return;
         }
-        let (x0, y0) = self.cell_of(b.min);
-        let (x1, y1) = self.cell_of(b.max);
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                let c = (y * self.cols + x) as usize;
-                out.extend(
-                    self.items[self.starts[c] as usize..self.starts[c + 1] as usize]
-                        .iter()
-                        .map(|item| item.region),
-                );
-            }
-        }
+        self.for_cells_under(&b, |c| {
+            let listed = &self.items[self.starts[c] as usize..self.starts[c + 1] as usize];
+            out.extend(listed.iter().map(|item| item.region));
+        });
     }
 }
 
