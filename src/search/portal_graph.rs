@@ -9,7 +9,8 @@
 //! where the shortest path to the goal through the funnel crosses the
 //! portal, so g + h is the length of that path: a lower bound on every path
 //! along the corridor, which never falls along an edge although g alone can
-//! (`at` moves along each portal).
+//! (`at` moves along each portal). An exploration, which has no goal,
+//! orders its states by a cheaper bound instead (see `toward_window`).
 //!
 //! States are never merged by crossing: each is a node of its own (a tree
 //! search, as polyanya's intervals are), and only states that cannot lie on
@@ -34,7 +35,7 @@ use glam::Vec2;
 
 use super::{astar, astar_resume, SearchContext, SearchGraph, SearchOutcome, NEW_NODE};
 use crate::fxmap::FxHashMap;
-use crate::geometry::{orient, taut_point_on_segment, Corners, Deque};
+use crate::geometry::{closest_on_segment, orient, taut_point_on_segment, Corners, Deque};
 use crate::mesh::Tables;
 
 /// The node every search starts from.
@@ -363,15 +364,7 @@ impl Funnel {
         goal: Vec2,
         rate: f32,
     ) -> Self {
-        let mut next = *self;
-        next.crossing = crossing;
-        let mut from = next.deque.apex();
-        let mut run = 0.0;
-        next.deque.add(corners, ends, |c| {
-            run += from.distance(c);
-            from = c;
-        });
-        next.apex_cost += run * rate;
+        let mut next = self.narrowed(corners, crossing, ends, rate);
         let [l, r] = next.deque.ends(corners);
         let taut = if l == r {
             next.at = l;
@@ -399,6 +392,48 @@ impl Funnel {
             run + pivot.distance(next.at)
         };
         next.cost = next.apex_cost + taut * rate;
+        next
+    }
+
+    /// The funnel narrowed by the portal `ends` of `crossing`, with the
+    /// cost to its apex charged at `rate`; `at` and the cost to it are
+    /// left to the caller.
+    #[inline]
+    fn narrowed(&self, corners: &mut Corners, crossing: u32, ends: [Vec2; 2], rate: f32) -> Self {
+        let mut next = *self;
+        next.crossing = crossing;
+        let mut from = next.deque.apex();
+        let mut run = 0.0;
+        next.deque.add(corners, ends, |c| {
+            run += from.distance(c);
+            from = c;
+        });
+        next.apex_cost += run * rate;
+        next
+    }
+
+    /// The state after making `crossing` through the portal `ends` in a
+    /// search with no goal ([`PortalSearch::explore`]), charging `rate`
+    /// per unit: the apex and its cost as [`Self::through`] gives them, but
+    /// `at` the point of the funnel's window nearest the apex and the cost
+    /// to it the straight line's, a lower bound on the cost of anything
+    /// beyond the portal. Only the order of expansion depends on it: an
+    /// exploration runs until no state is left and reads its costs off the
+    /// apexes ([`PortalSearch::for_each_state`]). It saves `through`'s walk
+    /// along the funnel to a goal.
+    #[inline]
+    fn toward_window(
+        &self,
+        corners: &mut Corners,
+        crossing: u32,
+        ends: [Vec2; 2],
+        rate: f32,
+    ) -> Self {
+        let mut next = self.narrowed(corners, crossing, ends, rate);
+        let [l, r] = next.deque.ends(corners);
+        let apex = next.deque.apex();
+        next.at = closest_on_segment(l, r, apex);
+        next.cost = next.apex_cost + apex.distance(next.at) * rate;
         next
     }
 
@@ -464,7 +499,10 @@ impl SearchGraph for PortalGraph<'_> {
                 continue;
             }
             let ends = t.crossing_ends(next);
-            let to = state.through(&mut scratch.corners, next, ends, b.goal, rate);
+            let to = match self.within {
+                Within::Cluster(..) => state.toward_window(&mut scratch.corners, next, ends, rate),
+                Within::Mesh => state.through(&mut scratch.corners, next, ends, b.goal, rate),
+            };
             if scratch.admit(&state, &to) {
                 visit(NEW_NODE, &|| (to.cost - here, to));
             }
