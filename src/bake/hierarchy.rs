@@ -1194,9 +1194,9 @@ fn cluster_legs(
         // each point's cost: the least over the states of the regions it touches
         best.clear();
         best.resize(points.len(), (f32::INFINITY, u32::MAX));
-        search.for_each_state(t, from, |state, region, cost_to| {
+        search.for_each_state(t, from, |state, region, reach| {
             for &i in &touching[local_region[region as usize] as usize] {
-                let cost = cost_to(points[i as usize].at, best[i as usize].0);
+                let cost = reach.cost_to(points[i as usize].at, best[i as usize].0);
                 if cost < best[i as usize].0 {
                     best[i as usize] = (cost, state);
                 }

@@ -140,38 +140,36 @@ impl PortalSearch {
         }
     }
 
-    /// Calls `visit(node, region, cost_to)` for every state of the last
+    /// Calls `visit(node, region, state)` for every state of the last
     /// search ([`Self::explore`]'s): `region` is the dense region it
-    /// entered (`start_region` for the start), and `cost_to(p, below)` the
-    /// cost of the path through its funnel to a point `p` of that region,
-    /// or infinity without pulling it when the straight line from the
-    /// funnel's apex already costs clearly more than `below` (the path is
-    /// never shorter than that line).
+    /// entered (`start_region` for the start), and [`StateCost::cost_to`]
+    /// the cost of the path through its funnel to a point of that region.
     pub(crate) fn for_each_state(
         &self,
         tables: &Tables,
         start_region: u32,
-        mut visit: impl FnMut(u32, u32, &dyn Fn(Vec2, f32) -> f32),
+        mut visit: impl FnMut(u32, u32, StateCost<'_>),
     ) {
         let corners = &self.scratch.corners;
         for node in 0..self.ctx.node_count() {
-            let Some(f) = self.ctx.payload(node).filter(|_| node != GOAL_NODE) else {
+            let Some(funnel) = self.ctx.payload(node).filter(|_| node != GOAL_NODE) else {
                 continue;
             };
-            let region = if f.crossing == NO_CROSSING {
+            let region = if funnel.crossing == NO_CROSSING {
                 start_region
             } else {
-                tables.entered(f.crossing)
+                tables.entered(funnel.crossing)
             };
             let rate = tables.region_cost[region as usize];
-            visit(node, region, &|p, below| {
-                let at_least = f.apex_cost + f.deque.apex().distance(p) * rate;
-                // the margin keeps rounding from dropping a path that ties
-                if at_least > below + below.abs() * 1e-5 {
-                    return f32::INFINITY;
-                }
-                f.apex_cost + f.taut_length(corners, p) * rate
-            });
+            visit(
+                node,
+                region,
+                StateCost {
+                    funnel,
+                    corners,
+                    rate,
+                },
+            );
         }
     }
 
@@ -202,6 +200,32 @@ impl PortalSearch {
                 .map(|f| f.crossing)
                 .filter(|&c| c != NO_CROSSING),
         );
+    }
+}
+
+/// One state of an exploration, as [`PortalSearch::for_each_state`] hands
+/// it out: what it costs to reach a point of the region it entered.
+#[derive(Clone, Copy)]
+pub(crate) struct StateCost<'a> {
+    funnel: Funnel,
+    corners: &'a Corners,
+    rate: f32,
+}
+
+impl StateCost<'_> {
+    /// The cost of the path through the funnel to `p`, or infinity without
+    /// pulling it when the straight line from the funnel's apex already
+    /// costs clearly more than `below` (the path is never shorter than that
+    /// line).
+    #[inline]
+    pub(crate) fn cost_to(&self, p: Vec2, below: f32) -> f32 {
+        let f = &self.funnel;
+        let at_least = f.apex_cost + f.deque.apex().distance(p) * self.rate;
+        // the margin keeps rounding from dropping a path that ties
+        if at_least > below + below.abs() * 1e-5 {
+            return f32::INFINITY;
+        }
+        f.apex_cost + f.taut_length(self.corners, p) * self.rate
     }
 }
 
