@@ -758,7 +758,9 @@ impl NavQuery {
                 Err((point, wall)) => {
                     return Err(RaycastHit {
                         point,
-                        t: t as f32,
+                        // within 0..=1, and +0 rather than -0 for a ray
+                        // stopped where it starts (adding 0 turns -0 into +0)
+                        t: (t as f32).clamp(0.0, 1.0) + 0.0,
                         wall,
                         region: key,
                     });

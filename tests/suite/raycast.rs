@@ -285,6 +285,7 @@ fn a_ray_from_an_obstacle_corner_is_stopped_only_heading_into_it() {
         );
         let hit = into.unwrap().expect("into the obstacle");
         assert_eq!((hit.t, hit.point), (0.0, corner));
+        assert!(hit.t.is_sign_positive(), "{corner}: t = -0");
         for away in [
             corner + (corner - centre).normalize() * 5.0,
             corner + (next - corner).normalize(),
