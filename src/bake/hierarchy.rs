@@ -15,7 +15,6 @@ use std::time::Instant;
 
 use glam::{DVec2, Vec2};
 
-use crate::fxmap::FxHashMap;
 use crate::level::NavPoint;
 pub(crate) use crate::mesh::hierarchy::MAX_CLUSTER_SIZE;
 use crate::mesh::hierarchy::{
@@ -1100,21 +1099,25 @@ struct LegScratch {
     search: PortalSearch,
     /// Per dense region: its place in the cluster being built.
     local_region: Vec<u32>,
-    steps: FxHashMap<(u32, u32), u32>,
+    /// Per state of the exploration under way: its leg step, or
+    /// [`UNNUMBERED`].
+    step_of: Vec<u32>,
     best: Vec<(f32, u32)>,
-    path: Vec<u32>,
-    crossings: Vec<u32>,
+    /// States on the way to the point being numbered.
+    chain: Vec<u32>,
 }
+
+/// A state whose leg step is not numbered yet (`LegScratch::step_of`).
+const UNNUMBERED: u32 = u32::MAX;
 
 impl LegScratch {
     fn new(regions: usize) -> LegScratch {
         LegScratch {
             search: PortalSearch::default(),
             local_region: vec![u32::MAX; regions],
-            steps: FxHashMap::default(),
+            step_of: Vec::new(),
             best: Vec::new(),
-            path: Vec::new(),
-            crossings: Vec::new(),
+            chain: Vec::new(),
         }
     }
 }
@@ -1130,10 +1133,9 @@ fn cluster_legs(
     let LegScratch {
         search,
         local_region,
-        steps,
+        step_of,
         best,
-        path,
-        crossings,
+        chain,
     } = s;
     for (i, &r) in regions.iter().enumerate() {
         local_region[r as usize] = i as u32;
@@ -1202,20 +1204,37 @@ fn cluster_legs(
                 }
             }
         });
-        // the routes, as one tree of crossings from this nav node
-        steps.clear();
+        // the routes, as one tree of crossings from this nav node: a state's
+        // step once its route ends on a point, numbered from 1 within the
+        // cluster (0 is NO_STEP) in the order the points' routes reach them
+        // from the nav node
+        step_of.clear();
+        step_of.resize(search.states() as usize, UNNUMBERED);
         for (i, &(cost, state)) in best.iter().enumerate() {
             if !cost.is_finite() {
                 continue;
             }
-            search.crossings(state, path, crossings);
-            let mut step = NO_STEP;
-            for &x in crossings.iter() {
-                // numbered from 1 within the cluster (0 is NO_STEP)
-                step = *steps.entry((step, x)).or_insert_with(|| {
-                    legs.steps.push([step, x]);
-                    legs.steps.len() as u32
-                });
+            // up the search's tree to the first numbered state, then down
+            chain.clear();
+            let mut up = state;
+            let mut step = loop {
+                match step_of[up as usize] {
+                    UNNUMBERED => {}
+                    step => break step,
+                }
+                match search.made_from(up) {
+                    Some((parent, _)) => {
+                        chain.push(up);
+                        up = parent;
+                    }
+                    None => break NO_STEP, // the start makes no crossing
+                }
+            };
+            for &down in chain.iter().rev() {
+                let (_, x) = search.made_from(down).expect("a state below the start");
+                legs.steps.push([step, x]);
+                step = legs.steps.len() as u32;
+                step_of[down as usize] = step;
             }
             let at = i * nodes.len() + k;
             legs.cost[at] = cost;

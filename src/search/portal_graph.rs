@@ -188,6 +188,18 @@ impl PortalSearch {
         self.ctx.payload(node).map(|f| f.at)
     }
 
+    /// States (nodes) made by the search under way, numbered from 0.
+    pub(crate) fn states(&self) -> u32 {
+        self.ctx.node_count()
+    }
+
+    /// The state `node` was made from in the search under way and the
+    /// crossing it made; `None` for the start (or a node not reached).
+    pub(crate) fn made_from(&self, node: u32) -> Option<(u32, u32)> {
+        let parent = self.ctx.parent(node)?;
+        Some((parent, self.ctx.payload(node)?.crossing))
+    }
+
     /// Writes the crossings made on the way to `node` into `out` (cleared
     /// first), using `nodes` as scratch.
     pub(crate) fn crossings(&self, node: u32, nodes: &mut Vec<u32>, out: &mut Vec<u32>) {
