@@ -1197,7 +1197,12 @@ fn cluster_legs(
         best.clear();
         best.resize(points.len(), (f32::INFINITY, u32::MAX));
         search.for_each_state(t, from, |state, region, reach| {
+            let came_through = reach.came_through();
             for &i in &touching[local_region[region as usize] as usize] {
+                if points[i as usize].portal.is_some() && points[i as usize].portal == came_through
+                {
+                    continue;
+                }
                 let cost = reach.cost_to(points[i as usize].at, best[i as usize].0);
                 if cost < best[i as usize].0 {
                     best[i as usize] = (cost, state);

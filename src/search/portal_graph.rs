@@ -225,6 +225,14 @@ pub(crate) struct StateCost<'a> {
 }
 
 impl StateCost<'_> {
+    /// The portal the state came through into its region (`None` for the
+    /// start): its parent reaches the points of that portal by the same
+    /// path.
+    #[inline]
+    pub(crate) fn came_through(&self) -> Option<u32> {
+        (self.funnel.crossing != NO_CROSSING).then_some(self.funnel.crossing / 2)
+    }
+
     /// The cost of the path through the funnel to `p`, or infinity without
     /// pulling it when the straight line from the funnel's apex already
     /// costs clearly more than `below` (the path is never shorter than that
