@@ -1197,10 +1197,10 @@ fn cluster_legs(
         best.clear();
         best.resize(points.len(), (f32::INFINITY, u32::MAX));
         search.for_each_state(t, from, |state, region, reach| {
-            let came_through = reach.came_through();
+            // points the state's parent prices the same are left to it
+            let by_parent = reach.priced_by_parent();
             for &i in &touching[local_region[region as usize] as usize] {
-                if points[i as usize].portal.is_some() && points[i as usize].portal == came_through
-                {
+                if by_parent.is_some() && points[i as usize].portal == by_parent {
                     continue;
                 }
                 let cost = reach.cost_to(points[i as usize].at, best[i as usize].0);

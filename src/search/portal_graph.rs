@@ -140,10 +140,11 @@ impl PortalSearch {
         }
     }
 
-    /// Calls `visit(node, region, state)` for every state of the last
+    /// Calls `visit(node, region, reach)` for every state of the last
     /// search ([`Self::explore`]'s): `region` is the dense region it
-    /// entered (`start_region` for the start), and [`StateCost::cost_to`]
-    /// the cost of the path through its funnel to a point of that region.
+    /// entered (`start_region` for the start), and `reach` tells the cost
+    /// of the path through its funnel to a point of that region
+    /// ([`StateCost::cost_to`]).
     pub(crate) fn for_each_state(
         &self,
         tables: &Tables,
@@ -161,6 +162,13 @@ impl PortalSearch {
                 tables.entered(funnel.crossing)
             };
             let rate = tables.region_cost[region as usize];
+            // the region left behind charges the same: the parent's funnel
+            // prices the portal's points as this one would
+            let parent_prices = (funnel.crossing != NO_CROSSING).then(|| {
+                let [a, b] = tables.portal_regions[(funnel.crossing / 2) as usize];
+                let left = if a == region { b } else { a };
+                (tables.region_cost[left as usize] == rate).then_some(funnel.crossing / 2)
+            });
             visit(
                 node,
                 region,
@@ -168,6 +176,7 @@ impl PortalSearch {
                     funnel,
                     corners,
                     rate,
+                    parent_prices: parent_prices.flatten(),
                 },
             );
         }
@@ -188,7 +197,8 @@ impl PortalSearch {
         self.ctx.payload(node).map(|f| f.at)
     }
 
-    /// States (nodes) made by the search under way, numbered from 0.
+    /// Nodes of the search under way, numbered from 0: its states and the
+    /// goal's slot, which [`Self::for_each_state`] skips.
     pub(crate) fn states(&self) -> u32 {
         self.ctx.node_count()
     }
@@ -222,15 +232,19 @@ pub(crate) struct StateCost<'a> {
     funnel: Funnel,
     corners: &'a Corners,
     rate: f32,
+    /// See [`Self::priced_by_parent`].
+    parent_prices: Option<u32>,
 }
 
 impl StateCost<'_> {
-    /// The portal the state came through into its region (`None` for the
-    /// start): its parent reaches the points of that portal by the same
-    /// path.
+    /// The portal the state came through into its region, when the state
+    /// it was made from reaches that portal's points by the same path at
+    /// the same price: the region behind charges the same rate (a run is
+    /// charged at the rate of the region it ends in, so across a change of
+    /// rate the two differ). `None` for the start.
     #[inline]
-    pub(crate) fn came_through(&self) -> Option<u32> {
-        (self.funnel.crossing != NO_CROSSING).then_some(self.funnel.crossing / 2)
+    pub(crate) fn priced_by_parent(&self) -> Option<u32> {
+        self.parent_prices
     }
 
     /// The cost of the path through the funnel to `p`, or infinity without
@@ -355,7 +369,9 @@ impl PortalGraph<'_> {
 
 /// The search state (see the module docs): a funnel with the exact cost to
 /// its apex, the crossing it made, and the crossing point `at` toward the
-/// goal with the cost to it.
+/// goal with the cost to it (in an exploration, which has no goal, the
+/// point of the window nearest the apex and the straight line's cost:
+/// `Funnel::toward_window`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Funnel {
     /// Where the taut string from the apex to the goal crosses this portal.
@@ -460,10 +476,13 @@ impl Funnel {
     /// search with no goal ([`PortalSearch::explore`]), charging `rate`
     /// per unit: the apex and its cost as [`Self::through`] gives them, but
     /// `at` the point of the funnel's window nearest the apex and the cost
-    /// to it the straight line's, a lower bound on the cost of anything
-    /// beyond the portal. Only the order of expansion depends on it: an
-    /// exploration runs until no state is left and reads its costs off the
-    /// apexes ([`PortalSearch::for_each_state`]). It saves `through`'s walk
+    /// to it the straight line's at `rate` (on a single-cost mesh, a lower
+    /// bound on the cost of anything beyond the portal). Only the order of
+    /// expansion depends on it: an exploration runs until no state is left
+    /// (or its budget is spent) and reads its costs off the apexes
+    /// ([`PortalSearch::for_each_state`]), so the order changes how many
+    /// states it makes and, between states of equal cost, which one a leg
+    /// point's route comes from, not the costs. It saves `through`'s walk
     /// along the funnel to a goal.
     #[inline]
     fn toward_window(
