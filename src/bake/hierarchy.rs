@@ -1103,8 +1103,9 @@ struct LegScratch {
     /// [`UNNUMBERED`].
     step_of: Vec<u32>,
     best: Vec<(f32, u32)>,
-    /// States on the way to the point being numbered.
-    chain: Vec<u32>,
+    /// States on the way to the point being numbered, with the crossing
+    /// each made.
+    chain: Vec<(u32, u32)>,
 }
 
 /// A state whose leg step is not numbered yet (`LegScratch::step_of`).
@@ -1228,15 +1229,14 @@ fn cluster_legs(
                     step => break step,
                 }
                 match search.made_from(up) {
-                    Some((parent, _)) => {
-                        chain.push(up);
+                    Some((parent, x)) => {
+                        chain.push((up, x));
                         up = parent;
                     }
                     None => break NO_STEP, // the start makes no crossing
                 }
             };
-            for &down in chain.iter().rev() {
-                let (_, x) = search.made_from(down).expect("a state below the start");
+            for &(down, x) in chain.iter().rev() {
                 legs.steps.push([step, x]);
                 step = legs.steps.len() as u32;
                 step_of[down as usize] = step;

@@ -164,11 +164,10 @@ impl PortalSearch {
             let rate = tables.region_cost[region as usize];
             // the region left behind charges the same: the parent's funnel
             // prices the portal's points as this one would
-            let parent_prices = (funnel.crossing != NO_CROSSING).then(|| {
-                let [a, b] = tables.portal_regions[(funnel.crossing / 2) as usize];
-                let left = if a == region { b } else { a };
-                (tables.region_cost[left as usize] == rate).then_some(funnel.crossing / 2)
-            });
+            let x = funnel.crossing;
+            let parent_prices = (x != NO_CROSSING
+                && tables.region_cost[tables.entered(x ^ 1) as usize] == rate)
+                .then_some(x / 2);
             visit(
                 node,
                 region,
@@ -176,7 +175,7 @@ impl PortalSearch {
                     funnel,
                     corners,
                     rate,
-                    parent_prices: parent_prices.flatten(),
+                    parent_prices,
                 },
             );
         }
