@@ -27,12 +27,6 @@ fn find(parent: &mut [u32], mut x: u32) -> u32 {
     x
 }
 
-/// Position of directed edge `a -> b` in the cyclic polygon `poly`.
-fn edge_at(poly: &[u32], a: u32, b: u32) -> Option<usize> {
-    let n = poly.len();
-    (0..n).find(|&i| poly[i] == a && poly[(i + 1) % n] == b)
-}
-
 /// The order in which interior edges are offered for removal.
 #[derive(Clone, Copy)]
 enum Order {
@@ -61,10 +55,19 @@ pub(crate) fn merge(tri: &Triangulated) -> Vec<MergedPolygon> {
 fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
     let pts: &[DVec2] = &tri.points;
     let n = tri.tris.len();
-    let mut polys: Vec<Vec<u32>> = tri.tris.iter().map(|t| t.to_vec()).collect();
+    // Each polygon is a cycle of half-edges: `3 t + k` runs from corner `k`
+    // of triangle `t` to corner `k + 1`. Removing a diagonal splices two
+    // cycles into one; no half-edge is ever made, so a diagonal's two
+    // half-edges name it until it is removed. `head` is where the cycle of a
+    // polygon's root triangle starts: the vertex order the output lists.
+    let origin = |h: u32| tri.tris[(h / 3) as usize][(h % 3) as usize];
+    let mut next: Vec<u32> = (0..3 * n as u32).map(|h| h - h % 3 + (h + 1) % 3).collect();
+    let mut prev: Vec<u32> = (0..3 * n as u32).map(|h| h - h % 3 + (h + 2) % 3).collect();
+    let mut head: Vec<u32> = (0..n as u32).map(|t| 3 * t).collect();
     let mut parent: Vec<u32> = (0..n as u32).collect();
 
-    // candidate diagonals: (length², a, b, t, u) with t < u so each appears once
+    // candidate diagonals: (length², a, b, half-edge a -> b, half-edge b -> a),
+    // from the triangle of lower index so each appears once
     let mut diagonals: Vec<(f64, u32, u32, u32, u32)> = Vec::new();
     for (t, nb) in tri.neighbours.iter().enumerate() {
         for (k, &other) in nb.iter().enumerate() {
@@ -72,8 +75,15 @@ fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
                 if (t as u32) < u && tri.tri_area[t] == tri.tri_area[u as usize] {
                     let a = tri.tris[t][k];
                     let b = tri.tris[t][(k + 1) % 3];
+                    let Some(j) = (0..3).find(|&j| tri.tris[u as usize][j] == b) else {
+                        continue;
+                    };
+                    if tri.tris[u as usize][(j + 1) % 3] != a {
+                        continue;
+                    }
                     let len = pts[a as usize].distance_squared(pts[b as usize]);
-                    diagonals.push((len, a, b, t as u32, u));
+                    let h = 3 * t as u32 + k as u32;
+                    diagonals.push((len, a, b, h, 3 * u + j as u32));
                 }
             }
         }
@@ -89,53 +99,52 @@ fn merge_in_order(tri: &Triangulated, order: Order) -> Vec<MergedPolygon> {
             diagonals.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(by_ids(x, y)))
         }
     }
-    for &(_, a, b, t, u) in &diagonals {
-        let pa = find(&mut parent, t);
-        let pb = find(&mut parent, u);
+    for &(_, a, b, h1, h2) in &diagonals {
+        let pa = find(&mut parent, h1 / 3);
+        let pb = find(&mut parent, h2 / 3);
         if pa == pb {
             continue;
         }
-        let (Some(ia), Some(ib)) = (
-            edge_at(&polys[pa as usize], a, b),
-            edge_at(&polys[pb as usize], b, a),
-        ) else {
-            continue;
-        };
-        let poly_a = &polys[pa as usize];
-        let poly_b = &polys[pb as usize];
-        let (na, nb) = (poly_a.len(), poly_b.len());
-        // around a: previous in poly_a, next in poly_b (after b -> a comes a -> ...)
-        let a_prev = poly_a[(ia + na - 1) % na];
-        let a_next = poly_b[(ib + 2) % nb];
-        // around b: previous in poly_b (before b -> a), next in poly_a
-        let b_prev = poly_b[(ib + nb - 1) % nb];
-        let b_next = poly_a[(ia + 2) % na];
+        // around a: before it in pa's cycle, after it in pb's (b -> a, then a -> ...)
+        let a_prev = origin(prev[h1 as usize]);
+        let a_next = origin(next[next[h2 as usize] as usize]);
+        // around b: before it in pb's cycle, after it in pa's
+        let b_prev = origin(prev[h2 as usize]);
+        let b_next = origin(next[next[h1 as usize] as usize]);
         let p = |i: u32| pts[i as usize];
         if !convex_turn(p(a_prev), p(a), p(a_next)) || !convex_turn(p(b_prev), p(b), p(b_next)) {
             continue;
         }
-        // merged: poly_a from b around to a, then poly_b strictly between a and b
-        let mut merged = Vec::with_capacity(na + nb - 2);
-        for k in 0..na {
-            merged.push(poly_a[(ia + 1 + k) % na]);
-        }
-        for k in 0..nb - 2 {
-            merged.push(poly_b[(ib + 2 + k) % nb]);
-        }
-        polys[pa as usize] = merged;
-        polys[pb as usize] = Vec::new();
+        // merged: pa's cycle from b around to a, then pb's strictly between a and b
+        let (n1, p1) = (next[h1 as usize], prev[h1 as usize]);
+        let (n2, p2) = (next[h2 as usize], prev[h2 as usize]);
+        next[p1 as usize] = n2;
+        prev[n2 as usize] = p1;
+        next[p2 as usize] = n1;
+        prev[n1 as usize] = p2;
+        head[pa as usize] = n1;
         parent[pb as usize] = pa;
     }
 
     let mut out = Vec::new();
-    for (t, poly) in polys.into_iter().enumerate() {
-        if !poly.is_empty() && find(&mut parent, t as u32) == t as u32 {
-            let poly = drop_collinear_duplicates(poly);
-            out.push(MergedPolygon {
-                vertices: poly,
-                area: tri.tri_area[t],
-            });
+    for t in 0..n as u32 {
+        if find(&mut parent, t) != t {
+            continue;
         }
+        let mut poly = Vec::new();
+        let first = head[t as usize];
+        let mut h = first;
+        loop {
+            poly.push(origin(h));
+            h = next[h as usize];
+            if h == first {
+                break;
+            }
+        }
+        out.push(MergedPolygon {
+            vertices: drop_collinear_duplicates(poly),
+            area: tri.tri_area[t as usize],
+        });
     }
     out
 }
