@@ -13,7 +13,7 @@ pub(crate) use funnel::{push_point, Corners, Deque};
 use glam::{DVec2, Vec2};
 
 pub(crate) use crossings::{count_crossings, TooMany, MAX_WORK};
-pub(crate) use sweep::first_conflict;
+pub(crate) use sweep::{first_conflict, first_double_cover};
 
 /// Largest absolute coordinate a level may use, world units.
 ///

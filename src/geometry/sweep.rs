@@ -23,6 +23,9 @@ struct Swept {
     left: DVec2,
     right: DVec2,
     index: usize,
+    /// Orders collinear segments that overlap (the index, unless the sweep
+    /// needs another order there).
+    tie: usize,
 }
 
 fn sweep_order(a: DVec2, b: DVec2) -> Ordering {
@@ -36,12 +39,14 @@ impl Swept {
                 left: b,
                 right: a,
                 index,
+                tie: index,
             }
         } else {
             Swept {
                 left: a,
                 right: b,
                 index,
+                tie: index,
             }
         }
     }
@@ -56,7 +61,7 @@ thread_local! {
 /// Bottom to top where both cross the sweep line: the segment that starts
 /// later is placed by its left end (or, if that lies on the other's line, its
 /// right end) against the other one. Collinear segments fall back to their
-/// index, so that the order is total.
+/// `tie` (then index), so that the order is total.
 impl Ord for Swept {
     fn cmp(&self, other: &Swept) -> Ordering {
         #[cfg(test)]
@@ -79,7 +84,7 @@ impl Ord for Swept {
         } else if side < 0.0 {
             Ordering::Less
         } else {
-            probe.index.cmp(&base.index)
+            (probe.tie, probe.index).cmp(&(base.tie, base.index))
         };
         if self_later {
             probe_vs_base
@@ -169,13 +174,107 @@ pub(crate) fn first_conflict(
     None
 }
 
+/// A place where `walls` cover the plane twice, as a pair of walls (by
+/// index) between which, along some vertical line, the cover is 2 or more
+/// (or one wall, twice, below which it is 1 or more, or above which it is
+/// not 0), if there is one.
+///
+/// Each wall runs from its first point to its second with the covered side
+/// on its left, as the edges without a portal of counter-clockwise regions
+/// do. Where the regions' other edges are portals listed by both their
+/// regions the other way round, the cover at a point (the regions holding
+/// it) is the walls' winding number around it: 0 or 1 at every point unless
+/// two regions overlap. Along a vertical line the cover steps up by one at
+/// each wall running rightwards and down at each running leftwards, so it
+/// stays within 0 and 1 exactly when, bottom to top, the walls crossing the
+/// line alternate, starting rightwards and ending leftwards: a test of
+/// neighbours, which the order of a sweep (Shamos and Hoey's) reaches in
+/// O(n log n). Vertical walls change no cover along other lines and are
+/// skipped; an overlap has an area, so other lines cross it.
+///
+/// No two walls may cross ([`first_conflict`] finds those); collinear walls
+/// that overlap run opposite ways (back to back), and are ordered leftwards
+/// first, the zero-width gap between them uncovered.
+pub(crate) fn first_double_cover(walls: &[(DVec2, DVec2)]) -> Option<(usize, usize)> {
+    let rightwards = |i: usize| walls[i].0.x < walls[i].1.x;
+    let swept: Vec<Swept> = walls
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| {
+            let mut s = Swept::new(a, b, i);
+            s.tie = usize::from(rightwards(i));
+            s
+        })
+        .collect();
+    // events: (x, 0 = end / 1 = start, segment); at one x every end is
+    // handled before every start, so between events the status is the
+    // walls crossing a vertical line just right of the last event's x
+    let mut events: Vec<(f64, u8, usize)> = Vec::with_capacity(2 * swept.len());
+    for s in swept.iter().filter(|s| s.left.x != s.right.x) {
+        events.push((s.left.x, 1, s.index));
+        events.push((s.right.x, 0, s.index));
+    }
+    events.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut status: BTreeSet<Swept> = BTreeSet::new();
+    let mut present = vec![false; swept.len()];
+    let mut touched: Vec<usize> = Vec::new();
+    let mut at = 0;
+    while at < events.len() {
+        let x = events[at].0;
+        touched.clear();
+        while at < events.len() && events[at].0 == x {
+            let (_, kind, index) = events[at];
+            let s = swept[index];
+            if kind == 0 {
+                // the walls on either side of a leaving one may meet
+                touched.extend(status.range(..s).next_back().map(|n| n.index));
+                touched.extend(
+                    status
+                        .range((Bound::Excluded(s), Bound::Unbounded))
+                        .next()
+                        .map(|n| n.index),
+                );
+                status.remove(&s);
+                present[index] = false;
+            } else {
+                status.insert(s);
+                present[index] = true;
+                touched.push(index);
+            }
+            at += 1;
+        }
+        for &t in &touched {
+            if !present[t] {
+                continue;
+            }
+            let s = swept[t];
+            match status.range(..s).next_back() {
+                Some(below) if rightwards(below.index) == rightwards(t) => {
+                    return Some((below.index.min(t), below.index.max(t)));
+                }
+                None if !rightwards(t) => return Some((t, t)),
+                _ => {}
+            }
+            let above = status.range((Bound::Excluded(s), Bound::Unbounded)).next();
+            match above {
+                Some(above) if rightwards(above.index) == rightwards(t) => {
+                    return Some((above.index.min(t), above.index.max(t)));
+                }
+                None if rightwards(t) => return Some((t, t)),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use glam::DVec2;
     use proptest::prelude::*;
 
-    use super::first_conflict;
-    use crate::geometry::segments_conflict;
+    use super::{first_conflict, first_double_cover};
+    use crate::geometry::{orient_f64, segments_conflict};
 
     fn conflict(s: &[(DVec2, DVec2)], i: usize, j: usize) -> bool {
         let ((a0, a1), (b0, b1)) = (s[i], s[j]);
@@ -263,6 +362,111 @@ mod tests {
                 "{name}: {n:.1}x the segments, {work:.1}x the work"
             );
         }
+    }
+
+    /// Counter-clockwise triangles on a small grid (a few collinear and
+    /// shared points), none degenerate, and sometimes a smaller copy of one
+    /// inside it (the only overlap whose edges neither cross nor lie on
+    /// each other).
+    fn triangles() -> impl Strategy<Value = Vec<[DVec2; 3]>> {
+        let point = (0..12i32, 0..12i32).prop_map(|(x, y)| 4.0 * DVec2::new(x.into(), y.into()));
+        let triangle = [point.clone(), point.clone(), point]
+            .prop_filter("a triangle with an area", |[a, b, c]| {
+                orient_f64(*a, *b, *c) != 0.0
+            })
+            .prop_map(|[a, b, c]| {
+                if orient_f64(a, b, c) > 0.0 {
+                    [a, b, c]
+                } else {
+                    [a, c, b]
+                }
+            });
+        (
+            prop::collection::vec(triangle, 1..5),
+            prop::option::of(0..5usize),
+        )
+            .prop_map(|(mut t, nest)| {
+                if let Some(&[a, b, c]) = nest.and_then(|i| t.get(i)) {
+                    let inner = |p: DVec2, q: DVec2, r: DVec2| 0.5 * p + 0.25 * (q + r);
+                    t.push([inner(a, b, c), inner(b, c, a), inner(c, a, b)]);
+                }
+                t
+            })
+    }
+
+    /// Whether the insides of two convex counter-clockwise polygons meet:
+    /// no edge's line has one wholly on its outside (touching counts as
+    /// apart). Exact on small integers.
+    fn insides_meet(p: &[DVec2], q: &[DVec2]) -> bool {
+        let apart = |p: &[DVec2], q: &[DVec2]| {
+            (0..p.len()).any(|k| {
+                let (a, b) = (p[k], p[(k + 1) % p.len()]);
+                q.iter().all(|&v| orient_f64(a, b, v) <= 0.0)
+            })
+        };
+        !apart(p, q) && !apart(q, p)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+        /// On triangles whose edges do not cross, the cover sweep finds a
+        /// double cover exactly when two triangles overlap (checked pair by
+        /// pair with separating axes).
+        #[test]
+        fn a_double_cover_is_found_exactly_where_triangles_overlap(t in triangles()) {
+            let walls: Vec<(DVec2, DVec2)> = t
+                .iter()
+                .flat_map(|p| (0..3).map(move |k| (p[k], p[(k + 1) % 3])))
+                .collect();
+            prop_assume!(first_conflict(&walls, |i, j| {
+                let ((a0, a1), (b0, b1)) = (walls[i], walls[j]);
+                segments_conflict(a0, a1, b0, b1, true)
+            })
+            .is_none());
+            let overlap = (0..t.len())
+                .any(|i| (i + 1..t.len()).any(|j| insides_meet(&t[i], &t[j])));
+            prop_assert_eq!(first_double_cover(&walls).is_some(), overlap, "{:?}", t);
+        }
+    }
+
+    /// Walls that do not enclose what they cover (a clockwise triangle, as
+    /// a region listed the wrong way round would give) cover the plane -1
+    /// times inside: a wall with nothing above it that steps the cover up
+    /// is reported.
+    #[test]
+    fn a_clockwise_triangle_is_a_cover_out_of_bounds() {
+        let [a, b, c] = [DVec2::ZERO, DVec2::new(0.0, 4.0), DVec2::new(4.0, 0.0)];
+        let walls = [(a, b), (b, c), (c, a)];
+        assert_eq!(first_double_cover(&walls), Some((1, 1)));
+        let ccw = [(a, c), (c, b), (b, a)];
+        assert_eq!(first_double_cover(&ccw), None);
+    }
+
+    /// Resource test: a hub of thin wedges (every wedge's corner near the
+    /// centre, where the point locator's cells list them all) costs the
+    /// cover sweep n log n comparisons.
+    #[test]
+    fn the_cover_sweep_grows_as_n_log_n_on_a_hub() {
+        let hub = |n: u32| -> Vec<(DVec2, DVec2)> {
+            (0..n)
+                .flat_map(|i| {
+                    let turn = std::f64::consts::TAU / f64::from(n);
+                    let (a, b) = (turn * f64::from(i), turn * (f64::from(i) + 0.5));
+                    let at = |r: f64, t: f64| DVec2::new(r * t.cos(), r * t.sin());
+                    let w = [at(20.0, a), at(2000.0, a), at(2000.0, b)];
+                    (0..3).map(move |k| (w[k], w[(k + 1) % 3]))
+                })
+                .collect()
+        };
+        let work = |walls: &[(DVec2, DVec2)]| {
+            let before = super::COMPARISONS.with(std::cell::Cell::get);
+            assert_eq!(first_double_cover(walls), None);
+            super::COMPARISONS.with(std::cell::Cell::get) - before
+        };
+        let (small, large) = (hub(1000), hub(8000));
+        let ratio = work(&large) as f64 / work(&small) as f64;
+        // 8x the walls: n log n is about 8 x 1.3, quadratic 64
+        assert!(ratio < 8.0 * 1.5, "8x the walls, {ratio:.1}x the work");
     }
 
     #[test]

@@ -323,12 +323,13 @@ impl NavMesh {
     /// Regions do not overlap: no two edges of the mesh (walls, and each
     /// portal once) cross, overlap or touch other than at shared ends, and
     /// no edge lies on another except two walls back to back (a sweep,
-    /// O(n log n)); and no corner of a region lies strictly inside another.
-    /// Two convex regions whose insides meet either have edges that cross
-    /// or a corner of one strictly inside the other, so together the two
-    /// checks are exact. The corner check costs the locator's candidates
-    /// per corner: linear on baked meshes, more where the locator had to
-    /// coarsen its grid (long thin regions).
+    /// O(n log n)); and, those found apart, no point is covered by two
+    /// regions: with the portals checked to be edges of both their regions,
+    /// the regions covering a point are the walls' winding number around it,
+    /// which a second sweep bounds by 1 (`geometry::first_double_cover`,
+    /// O(n log n) whatever the regions' shapes: it replaced a test of each
+    /// corner against the regions the point locator lists near it, which a
+    /// hub of thin regions made quadratic).
     fn check_no_overlap(&self) -> Result<(), ValidationError> {
         let data = &self.data;
         let mut edges = Vec::new();
@@ -367,39 +368,22 @@ impl NavMesh {
                 ),
             ));
         }
-        let mut candidates = Vec::new();
-        for r in 0..self.tables.region_keys.len() as u32 {
-            for &corner in self.tables.polygon(r) {
-                self.locator.candidates_in(
-                    geometry::Aabb {
-                        min: corner,
-                        max: corner,
-                    },
-                    &mut candidates,
-                );
-                for &other in &candidates {
-                    if other != r && strictly_inside(self.tables.polygon(other), corner.as_dvec2())
-                    {
-                        return Err(region_error(
-                            r as usize,
-                            format!("has a corner inside region {other}"),
-                        ));
-                    }
-                }
-            }
+        // no edges cross: regions overlap only where the walls cover the
+        // plane twice (the portals, each an edge of both its regions the
+        // other way round, cancel out)
+        if let Some((i, j)) = geometry::first_double_cover(&edges[..walls]) {
+            let reason = if i == j {
+                format!("is covered twice beside its wall {:?}", edges[i])
+            } else {
+                format!(
+                    "overlaps region {}: walls {:?} and {:?} cover the plane twice between them",
+                    owner[j], edges[i], edges[j]
+                )
+            };
+            return Err(region_error(owner[i], reason));
         }
         Ok(())
     }
-}
-
-/// True when `p` is inside the convex counter-clockwise polygon `poly` and
-/// on none of its edges, in f64.
-fn strictly_inside(poly: &[glam::Vec2], p: glam::DVec2) -> bool {
-    let n = poly.len();
-    (0..n).all(|k| {
-        let (a, b) = (poly[k].as_dvec2(), poly[(k + 1) % n].as_dvec2());
-        geometry::orient_f64(a, b, p) > 0.0
-    })
 }
 
 #[cfg(test)]
