@@ -727,11 +727,11 @@ fn run_scen(
             mesh.portal_count()
         );
     }
-    let mut writer: Option<Box<dyn std::io::Write>> = match out {
-        Some(p) => Some(Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p)
-                .map_err(|e| fail(EXIT_OUTPUT)(format!("{}: {e}", p.display())))?,
-        ))),
+    // a CSV file is written whole at the end, atomically (an interrupted
+    // run leaves the previous file); standard output row by row
+    let mut csv = Vec::new();
+    let mut writer: Option<Box<dyn std::io::Write + '_>> = match out {
+        Some(_) => Some(Box::new(&mut csv)),
         None if json => None,
         None => Some(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
     };
@@ -787,6 +787,10 @@ fn run_scen(
     bar.finish_and_clear();
     if let Some(w) = writer.as_mut() {
         w.flush().map_err(write_failed)?;
+    }
+    drop(writer);
+    if let Some(path) = out {
+        portalnav::write_atomically(path, &csv).map_err(fail(EXIT_OUTPUT))?;
     }
     micros.sort_by(f64::total_cmp);
     let median = micros.get(micros.len() / 2).copied().unwrap_or(0.0);

@@ -164,6 +164,61 @@ fn bake_refuses_to_write_over_its_input() {
     );
 }
 
+/// Outputs are written whole or not at all: a bake that fails leaves the
+/// file of the last one that worked, and no temporary file beside it.
+#[test]
+fn a_failed_bake_leaves_the_previous_file() {
+    let dir = scratch("failed-bake");
+    let level = centred_level(&dir);
+    let nav = dir.join("level.nav");
+    let out = portalnav(&["bake", &level, "-o", nav.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let before = std::fs::read(&nav).unwrap();
+    // an obstacle over the whole square: nothing walkable
+    let covered = dir.join("covered.json");
+    std::fs::write(
+        &covered,
+        r#"{"walkable": [[[-10,-10],[10,-10],[10,10],[-10,10]]],
+            "obstacles": [[[-11,-11],[11,-11],[11,11],[-11,11]]]}"#,
+    )
+    .unwrap();
+    let out = portalnav(&[
+        "bake",
+        covered.to_str().unwrap(),
+        "-o",
+        nav.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&nav).unwrap(), before, "the last good file");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["centred.json", "covered.json", "level.nav"]);
+    // a scenario run writes its table the same way: whole, then renamed
+    let csv = dir.join("paths.csv");
+    let scen = data_dir().join("maps/arena.map.scen");
+    let map = data_dir().join("maps/arena.map");
+    let args = [
+        "scen",
+        map.to_str().unwrap(),
+        scen.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+    ];
+    let out = portalnav(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = std::fs::read_to_string(&csv).unwrap();
+    let rows = std::fs::read_to_string(&scen).unwrap().lines().count() - 1;
+    assert_eq!(
+        table.lines().count(),
+        rows + 1,
+        "a header and a row a problem"
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 4);
+}
+
 #[test]
 fn a_bad_command_line_exits_2() {
     let out = portalnav(&["path", "level.json", "1", "x", "2", "2"]);
