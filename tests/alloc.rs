@@ -1,6 +1,6 @@
-//! Steady state of a batch: once its buffers have grown, answering a batch
-//! allocates no memory per request. Its own test binary, because it counts
-//! every allocation of the process.
+//! What the process allocates: a warm batch allocates nothing per request,
+//! and loading a file takes memory in proportion to its size. Its own test
+//! binary, because it counts every allocation of the process.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,27 +10,127 @@ use portalnav::{BakeConfig, BatchQuery, Level, NavMesh, QueryFilter, Scenario};
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+/// Bytes allocated now, and the most since [`PEAK`] was last reset.
+static LIVE: AtomicU64 = AtomicU64::new(0);
+static PEAK: AtomicU64 = AtomicU64::new(0);
 
-// SAFETY: forwards to the system allocator, only counting calls.
+fn grew(bytes: usize) {
+    let live = LIVE.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+    PEAK.fetch_max(live, Ordering::Relaxed);
+}
+
+// SAFETY: forwards to the system allocator, only counting calls and bytes.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        grew(layout.size());
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as u64, Ordering::Relaxed);
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+        grew(new_size);
         unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// The most memory `f` holds at once beyond what was allocated before it
+/// (the tests of this binary take turns, see [`TURN`]).
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+}
+
+/// A field crossed by `n` thin diagonal walls (long thin regions, whose
+/// boxes overlap many others: a 270 KB file of such a bake once took 533 MB
+/// to load) or a hub of `n` thin wedges.
+fn hostile(shape: &str, n: usize) -> NavMesh {
+    let mut obstacles = Vec::new();
+    let width = match shape {
+        "diagonals" => {
+            for i in 0..n {
+                let x = i as f64 * 3.0;
+                obstacles.push(format!(
+                    "[[{x},0],[{},0],[{},600],[{},600]]",
+                    x + 0.5,
+                    x + 300.5,
+                    x + 300.0
+                ));
+            }
+            n as f64 * 3.0 + 400.0
+        }
+        _ => {
+            for i in 0..n {
+                let turn = std::f64::consts::TAU / n as f64;
+                let (a, b) = (turn * i as f64, turn * (i as f64 + 0.5));
+                let at = |r: f64, t: f64| format!("[{:.4},{:.4}]", r * t.cos(), r * t.sin());
+                obstacles.push(format!(
+                    "[{},{},{}]",
+                    at(20.0, a),
+                    at(2000.0, a),
+                    at(2000.0, b)
+                ));
+            }
+            2000.0
+        }
+    };
+    let (lo, hi) = if shape == "diagonals" {
+        (0.0, width)
+    } else {
+        (-width, width)
+    };
+    let level = Level::from_json_str(&format!(
+        r#"{{"walkable": [[[{lo},{lo}],[{hi},{lo}],[{hi},{hi}],[{lo},{hi}]]], "obstacles": [{}]}}"#,
+        obstacles.join(",")
+    ))
+    .unwrap();
+    // the mesh alone: an all-pairs table is a bounded extra (24 MiB at most)
+    let config = BakeConfig {
+        corridors: false,
+        ..BakeConfig::default()
+    };
+    NavMesh::bake(&level, &config).unwrap()
+}
+
+/// Resource test (hostile-input campaign: files whose load took thousands
+/// of times their size): loading holds at most a small multiple of the
+/// file's bytes, the same multiple at two sizes.
+#[test]
+fn loading_holds_memory_in_proportion_to_the_file() {
+    let _turn = TURN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for shape in ["diagonals", "hub"] {
+        let mut per_byte = Vec::new();
+        for n in [500, 4000] {
+            let bytes = hostile(shape, n).to_bytes().unwrap();
+            let (loaded, peak) = peak_during(|| NavMesh::from_bytes(&bytes));
+            loaded.unwrap();
+            per_byte.push(peak as f64 / bytes.len() as f64);
+        }
+        // about 16 and 11 bytes held a byte of file (diagonals, hub)
+        assert!(per_byte.iter().all(|&m| m < 40.0), "{shape}: {per_byte:?}");
+        assert!(per_byte[1] < 1.5 * per_byte[0], "{shape}: {per_byte:?}");
     }
 }
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The tests of this binary take turns: each counts the whole process.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_warm_batch_allocates_nothing_per_request() {
+    let _turn = TURN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps");
     let level = Level::from_file(dir.join("den520d.map")).unwrap();
     let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
