@@ -347,6 +347,67 @@ mod tests {
         assert_each_refused(&mesh, &breakages);
     }
 
+    /// Regression (hostile-input campaign): 65,537 copies of one triangle,
+    /// with a valid header and checksum, overflowed the point locator's
+    /// count of a cell's regions while loading, before validation ran. They
+    /// are now refused as regions on top of each other (the file claiming
+    /// the area they cover, so that the cheaper area check passes).
+    #[test]
+    fn many_copies_of_one_region_are_refused_on_load() {
+        let level =
+            crate::Level::from_json_str(r#"{"walkable": [[[0,0],[10,0],[0,10]]]}"#).unwrap();
+        let config = BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &config).unwrap();
+        assert_eq!(mesh.region_count(), 1);
+        let mut data = mesh.data.clone();
+        let region = data.regions.values().next().unwrap().clone();
+        for index in 1..65_537 {
+            let mut copy = region.clone();
+            copy.index = index;
+            data.regions.insert(copy);
+        }
+        // the area the copies cover, so that only their overlap is wrong
+        data.stats.walkable_area *= 65_537.0;
+        let bytes = encode(&data).unwrap();
+        let error = NavMesh::from_bytes(&bytes).expect_err("stacked regions");
+        assert!(
+            matches!(&error, FileError::Invalid(ValidationError::Region { reason, .. })
+                if reason.contains("overlaps")),
+            "{error:?}"
+        );
+    }
+
+    /// Regression (hostile-input campaign): a portal listed by only one of
+    /// its two regions underflowed a count while the tables were derived
+    /// (a panic in debug builds, a wrap in release). It is refused.
+    #[test]
+    fn a_portal_listed_on_one_side_only_is_refused_on_load() {
+        let level = crate::Level::from_json_str(
+            r#"{"walkable": [[[0,0],[20,0],[20,10],[10,10],[10,20],[0,20]]]}"#,
+        )
+        .unwrap();
+        let config = BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &config).unwrap();
+        assert!(mesh.portal_count() >= 1);
+        let mut data = mesh.data.clone();
+        let region = data
+            .regions
+            .values_mut()
+            .find(|r| r.portals.iter().any(Option::is_some))
+            .unwrap();
+        let slot = region.portals.iter().position(Option::is_some).unwrap();
+        region.portals[slot] = None;
+        let bytes = encode(&data).unwrap();
+        let error = NavMesh::from_bytes(&bytes).expect_err("a one-sided portal");
+        assert!(matches!(&error, FileError::Invalid(_)), "{error}");
+    }
+
     /// Regression (hostile-input campaign): a header length of u64::MAX
     /// overflowed when the header size was added to it.
     #[test]
