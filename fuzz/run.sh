@@ -14,7 +14,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(level_json movingai_map scenario baked_bytes baked_body grid_queries edit_sequences)
+  targets=(level_json movingai_map scenario baked_bytes baked_body baked_fields grid_queries edit_sequences)
 fi
 data=../data
 toolchain=${FUZZ_TOOLCHAIN:-nightly}
@@ -29,7 +29,14 @@ for f in "$data"/levels/*.json; do seed level_json "$f"; done
 seed movingai_map "$data/maps/arena.map"
 printf 'type octile\nheight 3\nwidth 4\nmap\n..@.\n.@..\n....\n' > corpus/movingai_map/pinch.map
 head -c 4000 "$data/maps/den520d.map.scen" > corpus_scen.tmp
-mkdir -p corpus/scenario corpus/baked_bytes corpus/baked_body
+mkdir -p corpus/scenario corpus/baked_bytes corpus/baked_body corpus/baked_fields
+# baked_fields: each seed with one change to each kind of field
+for seed in 0 1 2 3; do
+  for field in $(seq 0 23); do
+    printf "\\x$(printf %02x $seed)\\x$(printf %02x $field)\\x03\\x00\\x00\\x00\\x05\\x00\\x00\\x80" \
+      > "corpus/baked_fields/s${seed}f${field}"
+  done
+done
 mv corpus_scen.tmp corpus/scenario/den520d_head.scen
 seed scenario "$data/maps/arena.map.scen"
 # baked files of the bundled levels and of a small map, whole and as bodies

@@ -26,6 +26,10 @@ pub use bake::{
     DEFAULT_WIDE_PORTAL, MAX_DERIVED_RADII,
 };
 pub use error::{BakeError, EditError, FileError, LevelError, QueryError, RadiusError};
+/// Structured changes to baked files for the fuzz targets (feature `fuzzing`).
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub use io::fuzzing;
 pub use io::{write_atomically, FORMAT_VERSION};
 pub use level::{AgentClass, Area, Grid, Level, NavPoint, Scenario};
 pub use mesh::{

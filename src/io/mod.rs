@@ -20,6 +20,9 @@ use crate::mesh::{MeshData, NavMesh};
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
 pub const FORMAT_VERSION: u32 = 8;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.

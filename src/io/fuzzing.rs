@@ -1,0 +1,229 @@
+//! Structured changes to baked files, for the `baked_fields` fuzz target:
+//! a file is decoded, a few of its fields are changed as a hostile or
+//! corrupted file might change them (a corner moved, an index pointed
+//! elsewhere, a list cut short, a table entry made NaN), and it is encoded
+//! again with a valid header and checksum, so that every change reaches
+//! the checks of [`crate::NavMesh::from_bytes`] instead of the checksum.
+//! Built only with the `fuzzing` feature; not part of the API.
+
+use glam::Vec2;
+use slotmap::KeyData;
+
+use super::encode;
+use crate::mesh::{MeshData, PortalId, RegionId};
+
+/// Bytes one change takes from the script: what to change, where, and to
+/// what.
+pub const CHANGE_BYTES: usize = 9;
+
+/// `file` (a baked file) with the changes `script` names applied, encoded
+/// with a valid header and checksum; `None` when `file` does not decode.
+/// Each [`CHANGE_BYTES`] of `script` is one change: a field (byte 0), an
+/// element of it (bytes 1..5, modulo its length) and a value (bytes 5..9).
+#[must_use]
+pub fn mutate_baked(file: &[u8], script: &[u8]) -> Option<Vec<u8>> {
+    let body = file.get(super::HEADER_LEN..)?;
+    let mut data: MeshData = postcard::from_bytes(body).ok()?;
+    for change in script.chunks_exact(CHANGE_BYTES) {
+        let field = change[0];
+        let at = u32::from_le_bytes(change[1..5].try_into().expect("4 bytes")) as usize;
+        let value = u32::from_le_bytes(change[5..9].try_into().expect("4 bytes"));
+        apply(&mut data, field, at, value);
+    }
+    encode(&data).ok()
+}
+
+/// A float a hostile file might hold instead of `old`: one of the
+/// troublesome values, or `old` nudged by a few steps of 1/16.
+fn float(old: f32, value: u32) -> f32 {
+    const ODD: [f32; 10] = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        1e9,
+    ];
+    if value & 0x8000_0000 == 0 {
+        ODD[value as usize % ODD.len()]
+    } else {
+        old + f32::from(value as u16 as i16) / 16.0
+    }
+}
+
+/// An index a hostile file might hold instead of `old`: one off either
+/// way, or any value.
+fn index(old: u32, value: u32) -> u32 {
+    match value >> 30 {
+        0 => old.wrapping_add(1),
+        1 => old.wrapping_sub(1),
+        _ => value & 0x3fff_ffff,
+    }
+}
+
+fn point(old: Vec2, value: u32) -> Vec2 {
+    if value & 1 == 0 {
+        Vec2::new(float(old.x, value), old.y)
+    } else {
+        Vec2::new(old.x, float(old.y, value))
+    }
+}
+
+/// The key of another slot: any stored key, or one never stored.
+fn region_key(data: &MeshData, value: u32) -> RegionId {
+    let keys: Vec<RegionId> = data.regions.keys().collect();
+    match keys.get(value as usize % (keys.len() + 1)) {
+        Some(&k) => k,
+        None => RegionId::from(KeyData::from_ffi(u64::from(value) | 1 << 32)),
+    }
+}
+
+fn portal_key(data: &MeshData, value: u32) -> PortalId {
+    let keys: Vec<PortalId> = data.portals.keys().collect();
+    match keys.get(value as usize % (keys.len() + 1)) {
+        Some(&k) => k,
+        None => PortalId::from(KeyData::from_ffi(u64::from(value) | 1 << 32)),
+    }
+}
+
+/// Changes element `at` (modulo its length) of vector `v` with `f`, or
+/// removes it when `value`'s low byte is 0xff.
+fn change<T>(v: &mut Vec<T>, at: usize, value: u32, f: impl FnOnce(&mut T)) {
+    if v.is_empty() {
+        return;
+    }
+    let at = at % v.len();
+    if value & 0xff == 0xff {
+        v.remove(at);
+    } else {
+        f(&mut v[at]);
+    }
+}
+
+fn apply(data: &mut MeshData, field: u8, at: usize, value: u32) {
+    let region = data.regions.keys().nth(at % data.regions.len().max(1));
+    let portal = data.portals.keys().nth(at % data.portals.len().max(1));
+    let (some_region, some_portal) = (region_key(data, value), portal_key(data, value));
+    match field % 24 {
+        0 => {
+            if let Some(r) = region.and_then(|k| data.regions.get_mut(k)) {
+                let k = (value >> 8) as usize;
+                let n = r.vertices.len();
+                if value & 0xff == 0xff && n > 0 {
+                    // a corner dropped, and its edge's portal slot with it
+                    r.vertices.remove(k % n);
+                    if !r.portals.is_empty() {
+                        r.portals.remove(k % r.portals.len());
+                    }
+                } else if n > 0 {
+                    r.vertices[k % n] = point(r.vertices[k % n], value);
+                }
+            }
+        }
+        1 => {
+            if let Some(r) = region.and_then(|k| data.regions.get_mut(k)) {
+                let n = r.portals.len().max(1);
+                if let Some(slot) = r.portals.get_mut((value >> 8) as usize % n) {
+                    *slot = (value & 1 == 0).then_some(some_portal);
+                }
+            }
+        }
+        2 => {
+            if let Some(r) = region.and_then(|k| data.regions.get_mut(k)) {
+                match value % 3 {
+                    0 => r.index = index(r.index, value),
+                    1 => r.component = index(r.component, value),
+                    _ => r.area = value as u16,
+                }
+            }
+        }
+        3 => {
+            if let Some(k) = region {
+                data.regions.remove(k);
+            }
+        }
+        4 => {
+            if let Some(p) = portal.and_then(|k| data.portals.get_mut(k)) {
+                if value & 2 == 0 {
+                    p.left = point(p.left, value);
+                } else {
+                    p.right = point(p.right, value);
+                }
+            }
+        }
+        5 => {
+            if let Some(p) = portal.and_then(|k| data.portals.get_mut(k)) {
+                match value % 3 {
+                    0 => p.regions[0] = some_region,
+                    1 => p.regions.swap(0, 1),
+                    _ => p.index = index(p.index, value),
+                }
+            }
+        }
+        6 => {
+            if let Some(k) = portal {
+                data.portals.remove(k);
+            }
+        }
+        7 => match value % 4 {
+            0 => data.stats.walkable_area = float(data.stats.walkable_area as f32, value).into(),
+            1 => data.snap_scale = float(data.snap_scale as f32, value).into(),
+            2 => data.agent_radius = float(data.agent_radius, value),
+            _ => data.max_radius = float(data.max_radius, value),
+        },
+        8 => change(&mut data.areas, at, value, |a| {
+            a.cost = float(a.cost, value)
+        }),
+        9 => change(&mut data.nav_points, at, value, |p| {
+            p.at = point(p.at, value)
+        }),
+        10 => {
+            if let Some(t) = data.tiling.as_mut() {
+                match value % 3 {
+                    0 => t.size = float(t.size as f32, value).into(),
+                    1 => t.count[0] = index(t.count[0], value),
+                    _ => t.first[1] = i64::from(index(t.first[1] as u32, value) as i32),
+                }
+            }
+        }
+        f => {
+            let Some(h) = data.hierarchy.as_mut() else {
+                return;
+            };
+            match f {
+                11 => change(&mut h.nodes, at, value, |n| match value % 4 {
+                    0 => n.at = point(n.at, value),
+                    1 => n.clusters[0] = index(n.clusters[0], value),
+                    2 => n.regions[1] = index(n.regions[1], value),
+                    _ => n.regions.swap(0, 1),
+                }),
+                12 => change(&mut h.region_cluster, at, value, |c| *c = index(*c, value)),
+                13 => change(&mut h.cluster_start, at, value, |c| *c = index(*c, value)),
+                14 => change(&mut h.cluster_nodes, at, value, |c| *c = index(*c, value)),
+                15 => change(&mut h.leg_cost, at, value, |c| *c = float(*c, value)),
+                16 => change(&mut h.leg_route, at, value, |c| *c = index(*c, value)),
+                17 => change(&mut h.leg_steps, at, value, |s| {
+                    s[(value >> 8) as usize & 1] = index(s[(value >> 8) as usize & 1], value);
+                }),
+                18 => change(&mut h.step_start, at, value, |c| *c = index(*c, value)),
+                19 => change(&mut h.points, at, value, |p| match value % 3 {
+                    0 => p.at = point(p.at, value),
+                    1 => p.region = index(p.region, value),
+                    _ => p.portal = p.portal.map(|q| index(q, value)),
+                }),
+                20 => change(&mut h.point_start, at, value, |c| *c = index(*c, value)),
+                21 => change(&mut h.leg_start, at, value, |c| *c = index(*c, value)),
+                22 => change(&mut h.landmark_dist, at, value, |c| *c = float(*c, value)),
+                _ => match value % 3 {
+                    0 => h.landmarks = index(h.landmarks, value),
+                    1 => h.cluster_size = index(h.cluster_size, value),
+                    _ => h.stats.cluster_aim = index(h.stats.cluster_aim, value),
+                },
+            }
+        }
+    }
+}
