@@ -1,14 +1,46 @@
 //! JSON levels: parsing never panics; a level that parses and is small
-//! enough is baked, and the mesh validates, loads back and answers queries;
-//! the mesh for each agent class derived from the radius-0 bake validates
-//! and equals the class's own bake.
+//! enough is baked, and the mesh validates, loads back and answers queries,
+//! whose paths stay on the level's walkable ground (read from its polygons,
+//! not the mesh); the mesh for each agent class derived from the radius-0
+//! bake validates and equals the class's own bake.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use portalnav::{BakeConfig, Level, NavMesh};
+use portalnav::{BakeConfig, Level, NavMesh, NavQuery, QueryFilter};
 
 #[path = "common.rs"]
 mod common;
+
+#[path = "../../tests/suite/common/mod.rs"]
+mod oracle;
+
+/// Paths between points read from `data` stay on the level's walkable
+/// ground, within the rounding of its largest coordinates.
+fn paths_stay_on_the_level(level: &Level, mesh: &NavMesh, data: &[u8]) {
+    let walls = oracle::LevelWalls::new(level);
+    let largest = walls
+        .walls
+        .iter()
+        .flatten()
+        .map(|v| v.abs().max_element())
+        .fold(1.0f32, f32::max);
+    let near = 1e-3 + 8.0 * f64::from(largest) * f64::from(f32::EPSILON);
+    let b = mesh.bounds();
+    let point = |c: &[u8]| {
+        let f = |x: u8, lo: f32, hi: f32| lo + (hi - lo) * (f32::from(x) / 255.0);
+        glam::vec2(f(c[0], b.min.x, b.max.x), f(c[1], b.min.y, b.max.y))
+    };
+    let mut query = NavQuery::new();
+    query.set_max_expansions(10_000);
+    for c in data.chunks_exact(4).take(8) {
+        let (a, g) = (point(&c[..2]), point(&c[2..]));
+        if let Ok(path) = query.find_path(mesh, a, g, &QueryFilter::default()) {
+            if let Some(problem) = walls.path_problem(path.waypoints(), near) {
+                panic!("{a} -> {g}: {problem}");
+            }
+        }
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -40,6 +72,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(mesh) = NavMesh::bake(&level, config) {
             common::check_baked(&mesh);
             common::poke(&mesh, data);
+            paths_stay_on_the_level(&level, &mesh, data);
         }
     }
     // one mesh for every class: each class's mesh derived from the radius-0

@@ -2,10 +2,10 @@
 //! grid's cells for Moving AI grids, the polygons' edges for JSON levels.
 
 use glam::{vec2, Vec2};
-use portalnav::{BakeConfig, Grid, Level, NavMesh, NavQuery, RaycastHit};
+use portalnav::{BakeConfig, Grid, Level, NavMesh, NavQuery, QueryFilter, RaycastHit};
 use proptest::prelude::*;
 
-use crate::common::{data_dir, CheckGrid};
+use crate::common::{data_dir, CheckGrid, LevelWalls};
 
 /// How far either side of a reported hit the grid check looks: the segment
 /// must be free up to just before the hit and blocked just after it (far
@@ -424,16 +424,7 @@ proptest! {
         obstacles in obstacle_fields(),
         rays in prop::collection::vec(((0.0f32..100.0, 0.0f32..100.0), (-10.0f32..110.0, -10.0f32..110.0)), 32),
     ) {
-        let json = |p: &[Vec2]| {
-            let corners: Vec<String> = p.iter().map(|v| format!("[{:?},{:?}]", v.x, v.y)).collect();
-            format!("[{}]", corners.join(","))
-        };
-        let listed: Vec<String> = obstacles.iter().map(|o| json(o)).collect();
-        let level = Level::from_json_str(&format!(
-            r#"{{"walkable": [[[0,0],[100,0],[100,100],[0,100]]], "obstacles": [{}]}}"#,
-            listed.join(",")
-        ))
-        .unwrap();
+        let level = field_level(&obstacles);
         let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
         let mut walls = level.walkable.clone();
         walls.extend(level.obstacles.iter().cloned());
@@ -444,6 +435,54 @@ proptest! {
             }
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Paths on generated levels stay on walkable ground, read from the
+    /// level's polygons (not the mesh), flat and hierarchical, and a path is
+    /// found between two points of one open field.
+    #[test]
+    fn paths_on_generated_levels_stay_on_walkable_ground(
+        obstacles in obstacle_fields(),
+        ends in prop::collection::vec(((0.0f32..100.0, 0.0f32..100.0), (0.0f32..100.0, 0.0f32..100.0)), 16),
+        cluster_size in 2u32..8,
+    ) {
+        let level = field_level(&obstacles);
+        let walls = LevelWalls::new(&level);
+        for corridors in [false, true] {
+            let config = BakeConfig { corridors, cluster_size, ..BakeConfig::default() };
+            let mesh = NavMesh::bake(&level, &config).unwrap();
+            let mut query = NavQuery::new();
+            for &((ax, ay), (bx, by)) in &ends {
+                let (a, b) = (vec2(ax, ay), vec2(bx, by));
+                let Ok(path) = query.find_path(&mesh, a, b, &QueryFilter::default()) else {
+                    continue;
+                };
+                let w = path.waypoints();
+                prop_assert!(w.first() == Some(&a) && w.last() == Some(&b), "{a} -> {b}: {w:?}");
+                if let Some(problem) = walls.path_problem(w, 1e-3) {
+                    prop_assert!(false, "{a} -> {b} (corridors {corridors}): {problem}");
+                }
+                prop_assert!(path.length() + 1e-3 >= a.distance(b));
+            }
+        }
+    }
+}
+
+/// The 100 x 100 field of [`obstacle_fields`] with `obstacles` on it.
+fn field_level(obstacles: &[Vec<Vec2>]) -> Level {
+    let json = |p: &[Vec2]| {
+        let corners: Vec<String> = p.iter().map(|v| format!("[{:?},{:?}]", v.x, v.y)).collect();
+        format!("[{}]", corners.join(","))
+    };
+    let listed: Vec<String> = obstacles.iter().map(|o| json(o)).collect();
+    Level::from_json_str(&format!(
+        r#"{{"walkable": [[[0,0],[100,0],[100,100],[0,100]]], "obstacles": [{}]}}"#,
+        listed.join(",")
+    ))
+    .unwrap()
 }
 
 fn moba_mesh() -> &'static NavMesh {

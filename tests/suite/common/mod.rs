@@ -287,3 +287,93 @@ pub fn grid_step(level: &portalnav::Level) -> f64 {
         .fold(1.0, f64::max);
     2f64.powi(extent.log2().floor() as i32 - 22)
 }
+
+/// A JSON level's walls, as the independent path oracle reads them: its
+/// walkable outlines first (`walls[..walkable]`), then its obstacles and
+/// impassable areas.
+pub struct LevelWalls {
+    pub walls: Vec<Vec<glam::Vec2>>,
+    pub walkable: usize,
+}
+
+impl LevelWalls {
+    pub fn new(level: &portalnav::Level) -> LevelWalls {
+        let mut walls = level.walkable.clone();
+        walls.extend(level.obstacles.iter().cloned());
+        let blocked = level.areas.iter().filter(|a| a.cost.is_none());
+        walls.extend(blocked.map(|a| a.polygon.clone()));
+        LevelWalls {
+            walls,
+            walkable: level.walkable.len(),
+        }
+    }
+
+    /// Whether `p` is on walkable ground: inside a walkable outline and
+    /// inside no obstacle (each polygon read even-odd), or within `near` of
+    /// one of the walls (the bake snaps corners to a fine grid).
+    pub fn walkable(&self, p: glam::DVec2, near: f64) -> bool {
+        let inside = |poly: &[glam::Vec2]| {
+            let mut odd = false;
+            for k in 0..poly.len() {
+                let (a, b) = (poly[k].as_dvec2(), poly[(k + 1) % poly.len()].as_dvec2());
+                if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x)
+                {
+                    odd = !odd;
+                }
+            }
+            odd
+        };
+        let open = self.walls[..self.walkable].iter().any(|w| inside(w))
+            && !self.walls[self.walkable..].iter().any(|w| inside(w));
+        open || self.edges().any(|(a, b)| segment_distance(a, b, p) < near)
+    }
+
+    fn edges(&self) -> impl Iterator<Item = (glam::DVec2, glam::DVec2)> + '_ {
+        self.walls.iter().flat_map(|w| {
+            (0..w.len()).map(move |k| (w[k].as_dvec2(), w[(k + 1) % w.len()].as_dvec2()))
+        })
+    }
+
+    /// Where the path through `waypoints` leaves walkable ground by more
+    /// than `near`, if it does: each leg is cut where it crosses a wall, and
+    /// the middle of every piece must be walkable.
+    pub fn path_problem(&self, waypoints: &[glam::Vec2], near: f64) -> Option<String> {
+        for leg in waypoints.windows(2) {
+            let (p, q) = (leg[0].as_dvec2(), leg[1].as_dvec2());
+            let d = q - p;
+            let mut ts = vec![0.0, 1.0];
+            for (a, b) in self.edges() {
+                let e = b - a;
+                let denom = d.perp_dot(e);
+                if denom == 0.0 {
+                    continue;
+                }
+                let t = (a - p).perp_dot(e) / denom;
+                let s = (a - p).perp_dot(d) / denom;
+                if t > 0.0 && t < 1.0 && (0.0..=1.0).contains(&s) {
+                    ts.push(t);
+                }
+            }
+            ts.sort_by(f64::total_cmp);
+            for w in ts.windows(2) {
+                let m = p + d * (0.5 * (w[0] + w[1]));
+                if !self.walkable(m, near) {
+                    return Some(format!("the leg {p} -> {q} leaves walkable ground at {m}"));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Distance from `p` to the segment `a`-`b`.
+pub fn segment_distance(a: glam::DVec2, b: glam::DVec2, p: glam::DVec2) -> f64 {
+    let e = b - a;
+    let len2 = e.length_squared();
+    let s = if len2 > 0.0 {
+        ((p - a).dot(e) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (a + e * s).distance(p)
+}
