@@ -3,7 +3,7 @@
 # then runs each target for SECONDS (default 60) and fails on the first crash.
 #   bash fuzz/run.sh [SECONDS] [TARGET...]
 # Needs cargo-fuzz (`cargo install cargo-fuzz`) and a nightly toolchain; with
-# FUZZ_TOOLCHAIN=stable it builds on stable instead (RUSTC_BOOTSTRAP=1, no
+# FUZZ_TOOLCHAIN=stable it builds with the default toolchain (RUSTC_BOOTSTRAP=1, no
 # sanitizer: panics, timeouts and memory limits are still caught, memory
 # errors in unsafe code are not, and this crate has none of its own).
 # A crash leaves its input in fuzz/artifacts/TARGET/; turn it into a named
@@ -17,11 +17,12 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(level_json movingai_map scenario baked_bytes baked_body baked_fields grid_queries edit_sequences)
 fi
 data=../data
-toolchain=${FUZZ_TOOLCHAIN:-nightly}
-sanitizer=()
-if [ "$toolchain" != nightly ]; then
+# nightly through rustup, or the default toolchain with RUSTC_BOOTSTRAP
+if [ "${FUZZ_TOOLCHAIN:-nightly}" = nightly ]; then
+  fuzz=(cargo +nightly fuzz run)
+else
   export RUSTC_BOOTSTRAP=1
-  sanitizer=(--sanitizer none)
+  fuzz=(cargo fuzz run --sanitizer none)
 fi
 
 seed() { mkdir -p "corpus/$1"; cp "$2" "corpus/$1/$(basename "$2")"; }
@@ -56,7 +57,7 @@ for t in "${targets[@]}"; do
   echo "== fuzz $t for ${seconds}s"
   log="artifacts/$t.log"
   mkdir -p artifacts
-  if ! cargo +"$toolchain" fuzz run "${sanitizer[@]}" "$t" -- -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=20 >"$log" 2>&1; then
+  if ! "${fuzz[@]}" "$t" -- -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=20 >"$log" 2>&1; then
     grep -E '(ERROR|SUMMARY|panicked|Test unit written|Slowest unit|out-of-memory)' "$log" | head -20
     echo "fuzz target $t failed: its input is in fuzz/artifacts/$t/, the log in $log"
     exit 1

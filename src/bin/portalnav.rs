@@ -728,12 +728,29 @@ fn run_scen(
         );
     }
     // a CSV file is written whole at the end, atomically (an interrupted
-    // run leaves the previous file); standard output row by row
+    // run leaves the previous file); standard output, and an output that is
+    // not a regular file (/dev/null, a pipe), row by row
+    let special = out.filter(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file()));
+    let atomic = out.filter(|_| special.is_none());
+    if let Some(p) = atomic {
+        // a folder that is not there fails now, not after every query
+        let folder = p.parent().filter(|f| !f.as_os_str().is_empty());
+        if folder.is_some_and(|f| !f.is_dir()) {
+            return Err(fail(EXIT_OUTPUT)(format!(
+                "{}: its folder does not exist",
+                p.display()
+            )));
+        }
+    }
     let mut csv = Vec::new();
-    let mut writer: Option<Box<dyn std::io::Write + '_>> = match out {
-        Some(_) => Some(Box::new(&mut csv)),
-        None if json => None,
-        None => Some(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+    let mut writer: Option<Box<dyn std::io::Write + '_>> = match (atomic, special) {
+        (Some(_), _) => Some(Box::new(&mut csv)),
+        (None, Some(p)) => Some(Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .map_err(|e| fail(EXIT_OUTPUT)(format!("{}: {e}", p.display())))?,
+        ))),
+        (None, None) if json => None,
+        (None, None) => Some(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
     };
     let write_failed = |e: std::io::Error| fail(EXIT_OUTPUT)(e);
     if let Some(w) = writer.as_mut() {
@@ -789,7 +806,7 @@ fn run_scen(
         w.flush().map_err(write_failed)?;
     }
     drop(writer);
-    if let Some(path) = out {
+    if let Some(path) = atomic {
         portalnav::write_atomically(path, &csv).map_err(fail(EXIT_OUTPUT))?;
     }
     micros.sort_by(f64::total_cmp);

@@ -34,6 +34,9 @@ fn sweep_order(a: DVec2, b: DVec2) -> Ordering {
 
 impl Swept {
     fn new(a: DVec2, b: DVec2, index: usize) -> Swept {
+        // -0 and +0 are one coordinate: `sweep_order` (total_cmp) would put
+        // one before the other, and the cover sweep groups events by `==`
+        let (a, b) = (a + DVec2::ZERO, b + DVec2::ZERO);
         if sweep_order(a, b) == Ordering::Greater {
             Swept {
                 left: b,
@@ -175,9 +178,10 @@ pub(crate) fn first_conflict(
 }
 
 /// A place where `walls` cover the plane twice, as a pair of walls (by
-/// index) between which, along some vertical line, the cover is 2 or more
-/// (or one wall, twice, below which it is 1 or more, or above which it is
-/// not 0), if there is one.
+/// index) between which, along some vertical line, the cover is 2 or more,
+/// or one wall, twice, that steps the cover to below 0 or from above 0
+/// with nothing else beyond it (walls not enclosing what they cover), if
+/// there is one.
 ///
 /// Each wall runs from its first point to its second with the covered side
 /// on its left, as the edges without a portal of counter-clockwise regions
@@ -440,6 +444,29 @@ mod tests {
         assert_eq!(first_double_cover(&walls), Some((1, 1)));
         let ccw = [(a, c), (c, b), (b, a)];
         assert_eq!(first_double_cover(&ccw), None);
+    }
+
+    /// Found in review: two triangles touching only at the origin, one
+    /// corner written +0 and the other -0. Sorted by `total_cmp` but grouped
+    /// by `==`, a start at -0 came before an end at +0, the sweep's order
+    /// broke and a wall stayed in it: a valid layout was refused.
+    #[test]
+    fn signed_zeros_are_one_coordinate() {
+        let p = |x: f64, y: f64| DVec2::new(x, y);
+        let a = [p(-1.0, -1.0), p(0.0, 0.0), p(-1.0, 1.0)];
+        let b = [p(-0.0, 0.0), p(1.0, -1.0), p(1.0, 1.0)];
+        let walls: Vec<(DVec2, DVec2)> = [a, b]
+            .iter()
+            .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
+            .collect();
+        assert_eq!(
+            first_conflict(&walls, |i, j| {
+                let ((a0, a1), (b0, b1)) = (walls[i], walls[j]);
+                segments_conflict(a0, a1, b0, b1, true)
+            }),
+            None
+        );
+        assert_eq!(first_double_cover(&walls), None);
     }
 
     /// Resource test: a hub of thin wedges (every wedge's corner near the

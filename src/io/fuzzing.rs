@@ -73,12 +73,13 @@ fn point(old: Vec2, value: u32) -> Vec2 {
     }
 }
 
-/// The key of another slot: any stored key, or one never stored.
+/// The key of another slot: any stored key, or one never stored (version
+/// 3: a fresh bake's keys are all at version 1).
 fn region_key(data: &MeshData, value: u32) -> RegionId {
     let keys: Vec<RegionId> = data.regions.keys().collect();
     match keys.get(value as usize % (keys.len() + 1)) {
         Some(&k) => k,
-        None => RegionId::from(KeyData::from_ffi(u64::from(value) | 1 << 32)),
+        None => RegionId::from(KeyData::from_ffi(u64::from(value) | 3 << 32)),
     }
 }
 
@@ -86,7 +87,7 @@ fn portal_key(data: &MeshData, value: u32) -> PortalId {
     let keys: Vec<PortalId> = data.portals.keys().collect();
     match keys.get(value as usize % (keys.len() + 1)) {
         Some(&k) => k,
-        None => PortalId::from(KeyData::from_ffi(u64::from(value) | 1 << 32)),
+        None => PortalId::from(KeyData::from_ffi(u64::from(value) | 3 << 32)),
     }
 }
 

@@ -373,7 +373,10 @@ impl NavMesh {
         // other way round, cancel out)
         if let Some((i, j)) = geometry::first_double_cover(&edges[..walls]) {
             let reason = if i == j {
-                format!("is covered twice beside its wall {:?}", edges[i])
+                format!(
+                    "does not enclose what it covers beside its wall {:?}",
+                    edges[i]
+                )
             } else {
                 format!(
                     "overlaps region {}: walls {:?} and {:?} cover the plane twice between them",

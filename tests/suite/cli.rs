@@ -196,7 +196,8 @@ fn a_failed_bake_leaves_the_previous_file() {
         .collect();
     names.sort();
     assert_eq!(names, ["centred.json", "covered.json", "level.nav"]);
-    // a scenario run writes its table the same way: whole, then renamed
+    // a scenario run's table: whole (a header and a row a problem), with no
+    // temporary file left beside it
     let csv = dir.join("paths.csv");
     let scen = data_dir().join("maps/arena.map.scen");
     let map = data_dir().join("maps/arena.map");
@@ -217,6 +218,17 @@ fn a_failed_bake_leaves_the_previous_file() {
         "a header and a row a problem"
     );
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 4);
+    // an output that is not a regular file is written row by row; one in a
+    // folder that is not there fails before the queries run
+    let mut to = args;
+    to[4] = "/dev/null";
+    let out = portalnav(&to);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let missing = dir.join("no/such/folder/paths.csv");
+    to[4] = missing.to_str().unwrap();
+    let out = portalnav(&to);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("folder does not exist"));
 }
 
 #[test]

@@ -441,8 +441,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     /// Paths on generated levels stay on walkable ground, read from the
-    /// level's polygons (not the mesh), flat and hierarchical, and a path is
-    /// found between two points of one open field.
+    /// level's polygons (not the mesh), flat and hierarchical; two points in
+    /// clear sight of each other get the straight line between them.
     #[test]
     fn paths_on_generated_levels_stay_on_walkable_ground(
         obstacles in obstacle_fields(),
@@ -457,9 +457,17 @@ proptest! {
             let mut query = NavQuery::new();
             for &((ax, ay), (bx, by)) in &ends {
                 let (a, b) = (vec2(ax, ay), vec2(bx, by));
-                let Ok(path) = query.find_path(&mesh, a, b, &QueryFilter::default()) else {
-                    continue;
+                let in_sight = matches!(query.raycast(&mesh, a, b), Ok(None));
+                let path = match query.find_path(&mesh, a, b, &QueryFilter::default()) {
+                    Ok(path) => path,
+                    Err(e) => {
+                        prop_assert!(!in_sight, "{a} -> {b}: no path ({e}) along a clear line");
+                        continue;
+                    }
                 };
+                if in_sight {
+                    prop_assert!((path.length() - a.distance(b)).abs() < 1e-3, "{a} -> {b}: {path:?}");
+                }
                 let w = path.waypoints();
                 prop_assert!(w.first() == Some(&a) && w.last() == Some(&b), "{a} -> {b}: {w:?}");
                 if let Some(problem) = walls.path_problem(w, 1e-3) {
