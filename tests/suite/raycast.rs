@@ -5,7 +5,9 @@ use glam::{vec2, Vec2};
 use portalnav::{BakeConfig, Grid, Level, NavMesh, NavQuery, QueryFilter, RaycastHit};
 use proptest::prelude::*;
 
-use crate::common::{data_dir, CheckGrid, LevelWalls};
+use crate::common::{
+    data_dir, inside_even_odd, segment_crossing, segment_distance, CheckGrid, LevelWalls,
+};
 
 /// How far either side of a reported hit the grid check looks: the segment
 /// must be free up to just before the hit and blocked just after it (far
@@ -175,19 +177,6 @@ proptest! {
     }
 }
 
-/// Whether `p` is walkable in a JSON level without impassable areas or
-/// agents: inside some walkable polygon and inside no obstacle (even-odd).
-fn inside(polygon: &[Vec2], p: Vec2) -> bool {
-    let mut odd = false;
-    for k in 0..polygon.len() {
-        let (a, b) = (polygon[k], polygon[(k + 1) % polygon.len()]);
-        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) {
-            odd = !odd;
-        }
-    }
-    odd
-}
-
 /// The first point where segment a-b crosses an edge of the level's
 /// walkable, obstacle or impassable-area polygons (`walls`), as a fraction
 /// of the segment (computed in f64), with that edge. In general position,
@@ -200,14 +189,10 @@ fn first_crossing(walls: &[Vec<Vec2>], a: Vec2, b: Vec2) -> Option<(f32, [Vec2; 
     for poly in walls {
         for k in 0..poly.len() {
             let wall = [poly[k], poly[(k + 1) % poly.len()]];
-            let (p, q) = (wall[0].as_dvec2(), wall[1].as_dvec2());
-            let e = q - p;
-            let denom = d.perp_dot(e);
-            if denom == 0.0 {
+            let Some((t, s)) = segment_crossing(a, d, wall[0].as_dvec2(), wall[1].as_dvec2())
+            else {
                 continue;
-            }
-            let t = (p - a).perp_dot(e) / denom;
-            let s = (p - a).perp_dot(d) / denom;
+            };
             if (0.0..=1.0).contains(&t)
                 && (0.0..=1.0).contains(&s)
                 && first.is_none_or(|(f, _)| t < f)
@@ -221,10 +206,7 @@ fn first_crossing(walls: &[Vec<Vec2>], a: Vec2, b: Vec2) -> Option<(f32, [Vec2; 
 
 /// Distance from `p` to the segment `wall`, in f64.
 fn distance_to(wall: [Vec2; 2], p: Vec2) -> f64 {
-    let (a, b, p) = (wall[0].as_dvec2(), wall[1].as_dvec2(), p.as_dvec2());
-    let e = b - a;
-    let s = ((p - a).dot(e) / e.length_squared()).clamp(0.0, 1.0);
-    (a + e * s).distance(p)
+    segment_distance(wall[0].as_dvec2(), wall[1].as_dvec2(), p.as_dvec2())
 }
 
 /// How far along the ray a hit may lie from the level's crossing, world
@@ -347,8 +329,9 @@ fn ray_disagreement(
     walkable: usize,
     (a, b): (Vec2, Vec2),
 ) -> Option<Result<(), String>> {
-    let on_walkable = walls[..walkable].iter().any(|w| inside(w, a))
-        && !walls[walkable..].iter().any(|o| inside(o, a));
+    let at = a.as_dvec2();
+    let on_walkable = walls[..walkable].iter().any(|w| inside_even_odd(w, at))
+        && !walls[walkable..].iter().any(|o| inside_even_odd(o, at));
     // the oracle reads the first crossing as where the ray leaves, which an
     // end on a wall breaks (tests of their own above)
     let clear = |p: Vec2| {

@@ -312,17 +312,7 @@ impl LevelWalls {
     /// inside no obstacle (each polygon read even-odd), or within `near` of
     /// one of the walls (the bake snaps corners to a fine grid).
     pub fn walkable(&self, p: glam::DVec2, near: f64) -> bool {
-        let inside = |poly: &[glam::Vec2]| {
-            let mut odd = false;
-            for k in 0..poly.len() {
-                let (a, b) = (poly[k].as_dvec2(), poly[(k + 1) % poly.len()].as_dvec2());
-                if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x)
-                {
-                    odd = !odd;
-                }
-            }
-            odd
-        };
+        let inside = |poly: &[glam::Vec2]| inside_even_odd(poly, p);
         let open = self.walls[..self.walkable].iter().any(|w| inside(w))
             && !self.walls[self.walkable..].iter().any(|w| inside(w));
         open || self.edges().any(|(a, b)| segment_distance(a, b, p) < near)
@@ -343,15 +333,10 @@ impl LevelWalls {
             let d = q - p;
             let mut ts = vec![0.0, 1.0];
             for (a, b) in self.edges() {
-                let e = b - a;
-                let denom = d.perp_dot(e);
-                if denom == 0.0 {
-                    continue;
-                }
-                let t = (a - p).perp_dot(e) / denom;
-                let s = (a - p).perp_dot(d) / denom;
-                if t > 0.0 && t < 1.0 && (0.0..=1.0).contains(&s) {
-                    ts.push(t);
+                if let Some((t, s)) = segment_crossing(p, d, a, b) {
+                    if t > 0.0 && t < 1.0 && (0.0..=1.0).contains(&s) {
+                        ts.push(t);
+                    }
                 }
             }
             ts.sort_by(f64::total_cmp);
@@ -376,4 +361,32 @@ pub fn segment_distance(a: glam::DVec2, b: glam::DVec2, p: glam::DVec2) -> f64 {
         0.0
     };
     (a + e * s).distance(p)
+}
+
+/// Whether `p` is inside `polygon`, read even-odd (either winding).
+pub fn inside_even_odd(polygon: &[glam::Vec2], p: glam::DVec2) -> bool {
+    let mut odd = false;
+    for k in 0..polygon.len() {
+        let (a, b) = (
+            polygon[k].as_dvec2(),
+            polygon[(k + 1) % polygon.len()].as_dvec2(),
+        );
+        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) {
+            odd = !odd;
+        }
+    }
+    odd
+}
+
+/// Where the line `p + t d` meets the line through `a`-`b`, as `(t, s)`
+/// with the meeting point at `a + s (b - a)`; `None` when they are parallel.
+pub fn segment_crossing(
+    p: glam::DVec2,
+    d: glam::DVec2,
+    a: glam::DVec2,
+    b: glam::DVec2,
+) -> Option<(f64, f64)> {
+    let e = b - a;
+    let denom = d.perp_dot(e);
+    (denom != 0.0).then(|| ((a - p).perp_dot(e) / denom, (a - p).perp_dot(d) / denom))
 }
