@@ -25,16 +25,25 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A 20 x 20 square centred on the origin, with a pillar in the middle.
-fn centred_level(dir: &Path) -> String {
-    let path = dir.join("centred.json");
+/// A 20 x 20 square centred on the origin, with a square obstacle `half`
+/// units either way of the centre, written as `dir/name`.
+fn square_level(dir: &Path, name: &str, half: i32) -> String {
+    let path = dir.join(name);
+    let h = half;
     std::fs::write(
         &path,
-        r#"{"walkable": [[[-10,-10],[10,-10],[10,10],[-10,10]]],
-            "obstacles": [[[-2,-2],[2,-2],[2,2],[-2,2]]]}"#,
+        format!(
+            r#"{{"walkable": [[[-10,-10],[10,-10],[10,10],[-10,10]]],
+                "obstacles": [[[-{h},-{h}],[{h},-{h}],[{h},{h}],[-{h},{h}]]]}}"#
+        ),
     )
     .unwrap();
     path.to_string_lossy().into_owned()
+}
+
+/// A 20 x 20 square centred on the origin, with a pillar in the middle.
+fn centred_level(dir: &Path) -> String {
+    square_level(dir, "centred.json", 2)
 }
 
 #[test]
@@ -175,19 +184,8 @@ fn a_failed_bake_leaves_the_previous_file() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let before = std::fs::read(&nav).unwrap();
     // an obstacle over the whole square: nothing walkable
-    let covered = dir.join("covered.json");
-    std::fs::write(
-        &covered,
-        r#"{"walkable": [[[-10,-10],[10,-10],[10,10],[-10,10]]],
-            "obstacles": [[[-11,-11],[11,-11],[11,11],[-11,11]]]}"#,
-    )
-    .unwrap();
-    let out = portalnav(&[
-        "bake",
-        covered.to_str().unwrap(),
-        "-o",
-        nav.to_str().unwrap(),
-    ]);
+    let covered = square_level(&dir, "covered.json", 11);
+    let out = portalnav(&["bake", &covered, "-o", nav.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&nav).unwrap(), before, "the last good file");
     let mut names: Vec<String> = std::fs::read_dir(&dir)

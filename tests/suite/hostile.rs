@@ -5,7 +5,8 @@ use glam::{vec2, DVec2, Vec2};
 use portalnav::{Area, BakeConfig, Level, NavMesh};
 use proptest::prelude::*;
 
-use crate::sizes::{inside, segment_distance};
+use crate::common::inside_even_odd as inside;
+use crate::sizes::segment_distance;
 
 /// A baked mesh must validate and its file must load back. Returns why not.
 fn round_trip(mesh: &NavMesh) -> Result<(), String> {

@@ -6,7 +6,7 @@ use portalnav::{BakeConfig, Grid, Level, NavMesh, NavQuery, QueryFilter, Raycast
 use proptest::prelude::*;
 
 use crate::common::{
-    data_dir, inside_even_odd, segment_crossing, segment_distance, CheckGrid, LevelWalls,
+    data_dir, inside_even_odd, point_segment_distance, segment_crossing, CheckGrid, LevelWalls,
 };
 
 /// How far either side of a reported hit the grid check looks: the segment
@@ -206,7 +206,7 @@ fn first_crossing(walls: &[Vec<Vec2>], a: Vec2, b: Vec2) -> Option<(f32, [Vec2; 
 
 /// Distance from `p` to the segment `wall`, in f64.
 fn distance_to(wall: [Vec2; 2], p: Vec2) -> f64 {
-    segment_distance(wall[0].as_dvec2(), wall[1].as_dvec2(), p.as_dvec2())
+    point_segment_distance(wall[0].as_dvec2(), wall[1].as_dvec2(), p.as_dvec2())
 }
 
 /// How far along the ray a hit may lie from the level's crossing, world

@@ -8,7 +8,7 @@ use portalnav::{
 
 use glam::DVec2;
 
-use crate::common::{data_dir, CheckGrid};
+use crate::common::{data_dir, inside_even_odd, CheckGrid};
 
 /// Radii that tie with no grid width (a gap of whole cells is never exactly
 /// one of their diameters).
@@ -150,21 +150,6 @@ pub(crate) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
         .min(to_segment(d, a, b))
 }
 
-/// Whether `p` is inside `polygon` (even-odd; either winding).
-pub(crate) fn inside(polygon: &[glam::Vec2], p: DVec2) -> bool {
-    let mut odd = false;
-    for i in 0..polygon.len() {
-        let (a, b) = (
-            polygon[i].as_dvec2(),
-            polygon[(i + 1) % polygon.len()].as_dvec2(),
-        );
-        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) {
-            odd = !odd;
-        }
-    }
-    odd
-}
-
 /// The walls of a JSON level as it was written, as segments: every edge of
 /// an obstacle or impassable area, and the parts of walkable contours that
 /// no other walkable contour covers (walkable polygons are unioned).
@@ -219,7 +204,7 @@ fn level_walls(level: &Level, thinnest: f64) -> Vec<[DVec2; 2]> {
             cuts.sort_by(f64::total_cmp);
             for w in cuts.windows(2) {
                 let mid = a + (b - a) * (0.5 * (w[0] + w[1]));
-                if w[1] > w[0] && !others.iter().any(|o| inside(o, mid)) {
+                if w[1] > w[0] && !others.iter().any(|o| inside_even_odd(o, mid)) {
                     walls.push([a + (b - a) * w[0], a + (b - a) * w[1]]);
                 }
             }

@@ -315,7 +315,9 @@ impl LevelWalls {
         let inside = |poly: &[glam::Vec2]| inside_even_odd(poly, p);
         let open = self.walls[..self.walkable].iter().any(|w| inside(w))
             && !self.walls[self.walkable..].iter().any(|w| inside(w));
-        open || self.edges().any(|(a, b)| segment_distance(a, b, p) < near)
+        open || self
+            .edges()
+            .any(|(a, b)| point_segment_distance(a, b, p) < near)
     }
 
     fn edges(&self) -> impl Iterator<Item = (glam::DVec2, glam::DVec2)> + '_ {
@@ -352,7 +354,7 @@ impl LevelWalls {
 }
 
 /// Distance from `p` to the segment `a`-`b`.
-pub fn segment_distance(a: glam::DVec2, b: glam::DVec2, p: glam::DVec2) -> f64 {
+pub fn point_segment_distance(a: glam::DVec2, b: glam::DVec2, p: glam::DVec2) -> f64 {
     let e = b - a;
     let len2 = e.length_squared();
     let s = if len2 > 0.0 {
