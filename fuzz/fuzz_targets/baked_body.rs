@@ -10,21 +10,12 @@ use portalnav::NavMesh;
 #[path = "common.rs"]
 mod common;
 
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 fuzz_target!(|body: &[u8]| {
     let mut file = Vec::with_capacity(28 + body.len());
     file.extend_from_slice(b"PNAVMESH");
     file.extend_from_slice(&portalnav::FORMAT_VERSION.to_le_bytes());
     file.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    file.extend_from_slice(&fnv1a64(body).to_le_bytes());
+    file.extend_from_slice(&common::fnv1a64(body).to_le_bytes());
     file.extend_from_slice(body);
     if let Ok(mesh) = NavMesh::from_bytes(&file) {
         if let Err(e) = mesh.validate() {

@@ -27,9 +27,7 @@ fn paths_stay_on_the_level(level: &Level, mesh: &NavMesh, data: &[u8]) {
     let near = 1e-3 + 8.0 * f64::from(largest) * f64::from(f32::EPSILON);
     // the points from a hash of the whole input: its first bytes are JSON's
     // few printable characters, the same opening in every seed
-    let mut state = data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
+    let mut state = common::fnv1a64(data);
     let mut unit = move || {
         state ^= state << 13;
         state ^= state >> 7;

@@ -7,10 +7,10 @@
 //! Built only with the `fuzzing` feature; not part of the API.
 
 use glam::Vec2;
-use slotmap::KeyData;
+use slotmap::{Key, KeyData, SlotMap};
 
 use super::encode;
-use crate::mesh::{MeshData, PortalId, RegionId};
+use crate::mesh::MeshData;
 
 /// Bytes one change takes from the script: what to change, where, and to
 /// what.
@@ -75,20 +75,10 @@ fn point(old: Vec2, value: u32) -> Vec2 {
 
 /// The key of another slot: any stored key, or one never stored (version
 /// 3: a fresh bake's keys are all at version 1).
-fn region_key(data: &MeshData, value: u32) -> RegionId {
-    let keys: Vec<RegionId> = data.regions.keys().collect();
-    match keys.get(value as usize % (keys.len() + 1)) {
-        Some(&k) => k,
-        None => RegionId::from(KeyData::from_ffi(u64::from(value) | 3 << 32)),
-    }
-}
-
-fn portal_key(data: &MeshData, value: u32) -> PortalId {
-    let keys: Vec<PortalId> = data.portals.keys().collect();
-    match keys.get(value as usize % (keys.len() + 1)) {
-        Some(&k) => k,
-        None => PortalId::from(KeyData::from_ffi(u64::from(value) | 3 << 32)),
-    }
+fn some_key<K: Key, V>(map: &SlotMap<K, V>, value: u32) -> K {
+    map.keys()
+        .nth(value as usize % (map.len() + 1))
+        .unwrap_or_else(|| K::from(KeyData::from_ffi(u64::from(value) | 3 << 32)))
 }
 
 /// Changes element `at` (modulo its length) of vector `v` with `f`, or
@@ -108,7 +98,6 @@ fn change<T>(v: &mut Vec<T>, at: usize, value: u32, f: impl FnOnce(&mut T)) {
 fn apply(data: &mut MeshData, field: u8, at: usize, value: u32) {
     let region = data.regions.keys().nth(at % data.regions.len().max(1));
     let portal = data.portals.keys().nth(at % data.portals.len().max(1));
-    let (some_region, some_portal) = (region_key(data, value), portal_key(data, value));
     match field % 24 {
         0 => {
             if let Some(r) = region.and_then(|k| data.regions.get_mut(k)) {
@@ -126,10 +115,11 @@ fn apply(data: &mut MeshData, field: u8, at: usize, value: u32) {
             }
         }
         1 => {
+            let other = some_key(&data.portals, value);
             if let Some(r) = region.and_then(|k| data.regions.get_mut(k)) {
                 let n = r.portals.len().max(1);
                 if let Some(slot) = r.portals.get_mut((value >> 8) as usize % n) {
-                    *slot = (value & 1 == 0).then_some(some_portal);
+                    *slot = (value & 1 == 0).then_some(other);
                 }
             }
         }
@@ -157,9 +147,10 @@ fn apply(data: &mut MeshData, field: u8, at: usize, value: u32) {
             }
         }
         5 => {
+            let other = some_key(&data.regions, value);
             if let Some(p) = portal.and_then(|k| data.portals.get_mut(k)) {
                 match value % 3 {
-                    0 => p.regions[0] = some_region,
+                    0 => p.regions[0] = other,
                     1 => p.regions.swap(0, 1),
                     _ => p.index = index(p.index, value),
                 }

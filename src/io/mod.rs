@@ -12,6 +12,9 @@
 //! validates the decoded mesh (what deriving its tables relies on first), so
 //! a corrupted file is an error, never a panic.
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+
 use std::path::Path;
 
 use crate::error::FileError;
@@ -20,9 +23,6 @@ use crate::mesh::{MeshData, NavMesh};
 const MAGIC: &[u8; 8] = b"PNAVMESH";
 /// Version of the baked file format this build writes and reads.
 pub const FORMAT_VERSION: u32 = 8;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
-
 const HEADER_LEN: usize = 28;
 
 /// FNV-1a, 64 bit: a small, dependency-free checksum that catches flipped bytes.
