@@ -6,6 +6,7 @@
 //!       -> convex merge (Hertel–Mehlhorn) -> portals -> components -> NavMesh
 //! ```
 
+mod disjoint;
 mod hierarchy;
 mod merge;
 mod noding;

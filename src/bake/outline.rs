@@ -72,7 +72,12 @@ pub(crate) struct Grid {
 impl Grid {
     /// Walkable space `subject` (where its winding is positive) less the
     /// counter-clockwise obstacles `clip`, on this grid.
+    /// Outlines that do not meet once snapped are resolved without the
+    /// booleans ([`super::disjoint`]).
     pub(crate) fn subtract(self, subject: &[Vec<[f64; 2]>], clip: &[Vec<[f64; 2]>]) -> Shapes {
+        if let Some(shapes) = super::disjoint::subtract(self, subject, clip) {
+            return shapes;
+        }
         if clip.is_empty() {
             self.overlay(subject, &[], OverlayRule::Subject, FillRule::Positive)
         } else {

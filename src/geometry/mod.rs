@@ -13,7 +13,9 @@ pub(crate) use funnel::{push_point, Corners, Deque};
 use glam::{DVec2, Vec2};
 
 pub(crate) use crossings::{count_crossings, TooMany, MAX_WORK};
-pub(crate) use sweep::{first_conflict, first_double_cover};
+#[cfg(test)]
+pub(crate) use sweep::comparisons as sweep_comparisons;
+pub(crate) use sweep::{directly_below, first_conflict, first_double_cover};
 
 /// Largest absolute coordinate a level may use, world units.
 ///

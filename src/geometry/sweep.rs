@@ -61,6 +61,12 @@ thread_local! {
     static COMPARISONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// Comparisons made by this thread's sweeps so far (for resource tests).
+#[cfg(test)]
+pub(crate) fn comparisons() -> u64 {
+    COMPARISONS.with(std::cell::Cell::get)
+}
+
 /// Bottom to top where both cross the sweep line: the segment that starts
 /// later is placed by its left end (or, if that lies on the other's line, its
 /// right end) against the other one. Collinear segments fall back to their
@@ -270,6 +276,55 @@ pub(crate) fn first_double_cover(walls: &[(DVec2, DVec2)]) -> Option<(usize, usi
         }
     }
     None
+}
+
+/// For each segment named in `probes`, the segment directly below it along
+/// a vertical line just right of the probe's left end (by index), if any.
+/// Vertical segments are never below anything; probes must not be vertical.
+///
+/// No two segments may cross or touch other than at a shared end (what
+/// [`first_conflict`] with such a test rules out): their order along every
+/// vertical line is then fixed, and O(n log n) comparisons decide it.
+pub(crate) fn directly_below(segments: &[(DVec2, DVec2)], probes: &[usize]) -> Vec<Option<usize>> {
+    let swept: Vec<Swept> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| Swept::new(a, b, i))
+        .collect();
+    // events as in `first_double_cover`: at one x every end before every
+    // start, so after an x's events the status is what crosses the line
+    // just right of it
+    let mut events: Vec<(f64, u8, usize)> = Vec::with_capacity(2 * swept.len());
+    for s in swept.iter().filter(|s| s.left.x != s.right.x) {
+        events.push((s.left.x, 1, s.index));
+        events.push((s.right.x, 0, s.index));
+    }
+    events.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut order: Vec<usize> = (0..probes.len()).collect();
+    order.sort_unstable_by(|&a, &b| swept[probes[a]].left.x.total_cmp(&swept[probes[b]].left.x));
+    let mut below = vec![None; probes.len()];
+    let mut status: BTreeSet<Swept> = BTreeSet::new();
+    let (mut at, mut next_probe) = (0, 0);
+    while at < events.len() {
+        let x = events[at].0;
+        while at < events.len() && events[at].0 == x {
+            let (_, kind, index) = events[at];
+            if kind == 0 {
+                status.remove(&swept[index]);
+            } else {
+                status.insert(swept[index]);
+            }
+            at += 1;
+        }
+        while next_probe < order.len() && swept[probes[order[next_probe]]].left.x <= x {
+            let k = order[next_probe];
+            let probe = swept[probes[k]];
+            debug_assert!(probe.left.x == x, "a vertical probe");
+            below[k] = status.range(..probe).next_back().map(|s| s.index);
+            next_probe += 1;
+        }
+    }
+    below
 }
 
 #[cfg(test)]
