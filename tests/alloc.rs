@@ -133,10 +133,12 @@ fn hostile(shape: &str, n: usize) -> NavMesh {
 /// 3,000 long obstacles 2.9 s): the bake, hierarchy included, allocates in
 /// proportion to the level on combs, spirals, hubs and long diagonal
 /// walls (bytes ever allocated, a measure of work that wall time on a
-/// shared machine is not). Allocation is not all the work: on the hub the
-/// polygon booleans' time grows about 3x for 2x the wedges, in the
-/// segment splitting of the boolean crate, which allocates little for it
-/// (BENCHMARKS.md, session 29); this test does not see that.
+/// shared machine is not). No two outlines of these levels cross, so their
+/// booleans are the crate's own sweeps (n log n comparisons, checked on a
+/// hub by `bake::uncrossed`'s resource test). Outlines that cross go to the
+/// boolean crate, whose segment splitting on a hub grows about 3x for 2x
+/// the wedges while allocating little for it (BENCHMARKS.md, session 29):
+/// this test would not see that.
 #[test]
 fn baking_allocates_in_proportion_to_the_level() {
     let _turn = TURN

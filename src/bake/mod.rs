@@ -6,7 +6,6 @@
 //!       -> convex merge (Hertel–Mehlhorn) -> portals -> components -> NavMesh
 //! ```
 
-mod disjoint;
 mod hierarchy;
 mod merge;
 mod noding;
@@ -14,6 +13,7 @@ mod outline;
 mod sized;
 mod tiles;
 mod triangulate;
+mod uncrossed;
 
 use std::time::Instant;
 

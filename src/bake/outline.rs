@@ -73,9 +73,9 @@ impl Grid {
     /// Walkable space `subject` (where its winding is positive) less the
     /// counter-clockwise obstacles `clip`, on this grid.
     /// Outlines that do not meet once snapped are resolved without the
-    /// booleans ([`super::disjoint`]).
+    /// booleans ([`super::uncrossed`]).
     pub(crate) fn subtract(self, subject: &[Vec<[f64; 2]>], clip: &[Vec<[f64; 2]>]) -> Shapes {
-        if let Some(shapes) = super::disjoint::subtract(self, subject, clip) {
+        if let Some(shapes) = super::uncrossed::subtract(self, subject, clip) {
             return shapes;
         }
         if clip.is_empty() {

@@ -15,7 +15,7 @@ use glam::{DVec2, Vec2};
 pub(crate) use crossings::{count_crossings, TooMany, MAX_WORK};
 #[cfg(test)]
 pub(crate) use sweep::comparisons as sweep_comparisons;
-pub(crate) use sweep::{directly_below, first_conflict, first_double_cover};
+pub(crate) use sweep::{below_each, ends_inside, first_conflict, first_double_cover};
 
 /// Largest absolute coordinate a level may use, world units.
 ///

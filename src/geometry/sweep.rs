@@ -278,53 +278,113 @@ pub(crate) fn first_double_cover(walls: &[(DVec2, DVec2)]) -> Option<(usize, usi
     None
 }
 
-/// For each segment named in `probes`, the segment directly below it along
-/// a vertical line just right of the probe's left end (by index), if any.
-/// Vertical segments are never below anything; probes must not be vertical.
+/// Events of a sweep in the order of [`first_conflict`]: per point, left
+/// to right and bottom to top, the segments ending there and those
+/// starting there.
+fn events_by_point(swept: &[Swept]) -> Vec<(DVec2, Vec<usize>, Vec<usize>)> {
+    let mut ends: Vec<(DVec2, u8, usize)> = Vec::with_capacity(2 * swept.len());
+    for s in swept {
+        ends.push((s.left, 1, s.index));
+        ends.push((s.right, 0, s.index));
+    }
+    ends.sort_unstable_by(|a, b| {
+        sweep_order(a.0, b.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+    });
+    let mut points: Vec<(DVec2, Vec<usize>, Vec<usize>)> = Vec::new();
+    for (p, kind, index) in ends {
+        if points.last().is_none_or(|last| last.0 != p) {
+            points.push((p, Vec::new(), Vec::new()));
+        }
+        let last = points.last_mut().expect("just pushed");
+        if kind == 0 {
+            last.1.push(index);
+        } else {
+            last.2.push(index);
+        }
+    }
+    points
+}
+
+/// Every place where an end of a segment lies inside another one, as
+/// (segment, point), collinear overlaps included: where the segments must
+/// be split so that they meet only at their ends.
 ///
-/// No two segments may cross or touch other than at a shared end (what
-/// [`first_conflict`] with such a test rules out): their order along every
-/// vertical line is then fixed, and O(n log n) comparisons decide it.
-pub(crate) fn directly_below(segments: &[(DVec2, DVec2)], probes: &[usize]) -> Vec<Option<usize>> {
+/// No two segments may cross at a point inside both (touching and
+/// overlapping are allowed): the order along the sweep line then never
+/// changes, and the segments through a point are neighbours in it. O(n log
+/// n) comparisons plus one step per place found.
+pub(crate) fn ends_inside(segments: &[(DVec2, DVec2)]) -> Vec<(usize, DVec2)> {
+    debug_assert!(
+        segments.iter().all(|(a, b)| a != b),
+        "a zero-length segment"
+    );
+    // ties one above the index, so that probes can sit below and above
+    // every segment through a point
+    let swept: Vec<Swept> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| {
+            let mut s = Swept::new(a, b, i);
+            s.tie = i + 1;
+            s
+        })
+        .collect();
+    let probe = |p: DVec2, tie: usize| Swept {
+        left: p,
+        right: p,
+        index: usize::MAX,
+        tie,
+    };
+    let mut found = Vec::new();
+    let mut status: BTreeSet<Swept> = BTreeSet::new();
+    for (p, ending, starting) in events_by_point(&swept) {
+        for &i in &ending {
+            status.remove(&swept[i]);
+        }
+        // what passes through p: neither below nor above it
+        let (low, high) = (
+            probe(p + DVec2::ZERO, 0),
+            probe(p + DVec2::ZERO, usize::MAX),
+        );
+        found.extend(status.range(low..high).map(|s| (s.index, p)));
+        for &i in &starting {
+            status.insert(swept[i]);
+        }
+    }
+    found
+}
+
+/// The segments in the order a sweep meets them (by their left ends, then
+/// bottom to top), each with the segment directly below it just after its
+/// left end along the sweep line, if any. Together they let a caller carry
+/// what lies between segments (a winding number) from each to the next
+/// one above.
+///
+/// The segments may meet only at their ends (what [`ends_inside`] and a
+/// merge of equal pieces leave). O(n log n) comparisons.
+pub(crate) fn below_each(segments: &[(DVec2, DVec2)]) -> Vec<(usize, Option<usize>)> {
     let swept: Vec<Swept> = segments
         .iter()
         .enumerate()
         .map(|(i, &(a, b))| Swept::new(a, b, i))
         .collect();
-    // events as in `first_double_cover`: at one x every end before every
-    // start, so after an x's events the status is what crosses the line
-    // just right of it
-    let mut events: Vec<(f64, u8, usize)> = Vec::with_capacity(2 * swept.len());
-    for s in swept.iter().filter(|s| s.left.x != s.right.x) {
-        events.push((s.left.x, 1, s.index));
-        events.push((s.right.x, 0, s.index));
-    }
-    events.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let mut order: Vec<usize> = (0..probes.len()).collect();
-    order.sort_unstable_by(|&a, &b| swept[probes[a]].left.x.total_cmp(&swept[probes[b]].left.x));
-    let mut below = vec![None; probes.len()];
+    let mut out = Vec::with_capacity(segments.len());
     let mut status: BTreeSet<Swept> = BTreeSet::new();
-    let (mut at, mut next_probe) = (0, 0);
-    while at < events.len() {
-        let x = events[at].0;
-        while at < events.len() && events[at].0 == x {
-            let (_, kind, index) = events[at];
-            if kind == 0 {
-                status.remove(&swept[index]);
-            } else {
-                status.insert(swept[index]);
-            }
-            at += 1;
+    for (_, ending, mut starting) in events_by_point(&swept) {
+        for &i in &ending {
+            status.remove(&swept[i]);
         }
-        while next_probe < order.len() && swept[probes[order[next_probe]]].left.x <= x {
-            let k = order[next_probe];
-            let probe = swept[probes[k]];
-            debug_assert!(probe.left.x == x, "a vertical probe");
-            below[k] = status.range(..probe).next_back().map(|s| s.index);
-            next_probe += 1;
+        // bottom to top: each one's lower neighbour is in before it
+        starting.sort_unstable_by(|&a, &b| swept[a].cmp(&swept[b]));
+        for i in starting {
+            let s = swept[i];
+            out.push((i, status.range(..s).next_back().map(|b| b.index)));
+            status.insert(s);
         }
     }
-    below
+    out
 }
 
 #[cfg(test)]
@@ -332,7 +392,7 @@ mod tests {
     use glam::DVec2;
     use proptest::prelude::*;
 
-    use super::{first_conflict, first_double_cover};
+    use super::{below_each, ends_inside, first_conflict, first_double_cover};
     use crate::geometry::{orient_f64, segments_conflict};
 
     fn conflict(s: &[(DVec2, DVec2)], i: usize, j: usize) -> bool {
@@ -371,6 +431,115 @@ mod tests {
                 prop_assert!(i < j && conflict(&s, i, j));
             }
         }
+    }
+
+    fn properly_cross(s: &[(DVec2, DVec2)], i: usize, j: usize) -> bool {
+        let ((a0, a1), (b0, b1)) = (s[i], s[j]);
+        let apart = |u: f64, v: f64| (u > 0.0 && v < 0.0) || (u < 0.0 && v > 0.0);
+        apart(orient_f64(b0, b1, a0), orient_f64(b0, b1, a1))
+            && apart(orient_f64(a0, a1, b0), orient_f64(a0, a1, b1))
+    }
+
+    fn strictly_inside(p: DVec2, (a, b): (DVec2, DVec2)) -> bool {
+        orient_f64(a, b, p) == 0.0 && p != a && p != b && (p - a).dot(p - b) < 0.0
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+        /// On segments that touch and overlap but do not cross, the sweep
+        /// finds every end lying inside another segment, and nothing else.
+        #[test]
+        fn every_end_inside_a_segment_is_found(all in segments()) {
+            // those that cross none kept before them
+            let mut s: Vec<(DVec2, DVec2)> = Vec::new();
+            for seg in all {
+                s.push(seg);
+                let last = s.len() - 1;
+                if (0..last).any(|i| properly_cross(&s, i, last)) {
+                    s.pop();
+                }
+            }
+            let mut found = ends_inside(&s);
+            let mut expected: Vec<(usize, DVec2)> = Vec::new();
+            for (i, &seg) in s.iter().enumerate() {
+                let mut ends: Vec<DVec2> = s.iter().flat_map(|&(a, b)| [a, b]).filter(|&p| strictly_inside(p, seg)).collect();
+                ends.sort_unstable_by(|p, q| p.x.total_cmp(&q.x).then(p.y.total_cmp(&q.y)));
+                ends.dedup();
+                expected.extend(ends.into_iter().map(|p| (i, p)));
+            }
+            let order = |a: &(usize, DVec2), b: &(usize, DVec2)| a.0.cmp(&b.0).then(a.1.x.total_cmp(&b.1.x)).then(a.1.y.total_cmp(&b.1.y));
+            found.sort_unstable_by(order);
+            expected.sort_unstable_by(order);
+            prop_assert_eq!(found, expected);
+        }
+    }
+
+    /// Three segments along one line and one ending on both of the
+    /// overlapping two: both are split there.
+    #[test]
+    fn an_end_inside_two_overlapping_segments_splits_both() {
+        for turn in [false, true] {
+            let at = |x: f64, y: f64| {
+                if turn {
+                    DVec2::new(y, x)
+                } else {
+                    DVec2::new(x, y)
+                }
+            };
+            let s = [
+                (at(0.0, 0.0), at(8.0, 0.0)),
+                (at(4.0, 0.0), at(12.0, 0.0)),
+                (at(6.0, 0.0), at(6.0, 5.0)),
+            ];
+            let mut found = ends_inside(&s);
+            found.sort_unstable_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then(a.1.x.total_cmp(&b.1.x))
+                    .then(a.1.y.total_cmp(&b.1.y))
+            });
+            assert_eq!(
+                found,
+                vec![
+                    (0, at(4.0, 0.0)),
+                    (0, at(6.0, 0.0)),
+                    (1, at(6.0, 0.0)),
+                    (1, at(8.0, 0.0))
+                ]
+            );
+        }
+    }
+
+    /// Segments meeting only at their ends (a square, a fan inside it):
+    /// each one's lower neighbour is the nearest segment below it just
+    /// after its left end, in the sweep's order (left to right, bottom to
+    /// top: a vertical segment is swept from its lower end up).
+    #[test]
+    fn below_each_names_the_nearest_segment_below() {
+        let p = |x: f64, y: f64| DVec2::new(x, y);
+        let s = [
+            (p(0.0, 0.0), p(10.0, 0.0)),
+            (p(10.0, 0.0), p(10.0, 10.0)),
+            (p(10.0, 10.0), p(0.0, 10.0)),
+            (p(0.0, 10.0), p(0.0, 0.0)),
+            (p(2.0, 2.0), p(8.0, 2.0)),
+            (p(2.0, 2.0), p(8.0, 5.0)),
+            (p(2.0, 2.0), p(2.0, 8.0)),
+            (p(3.0, 6.0), p(7.0, 9.0)),
+        ];
+        let below: std::collections::HashMap<usize, Option<usize>> =
+            below_each(&s).into_iter().collect();
+        assert_eq!(below.len(), s.len());
+        assert_eq!(below[&0], None);
+        // a vertical piece is the topmost from its lower end, and where one
+        // piece ends and another starts, the first is gone
+        assert_eq!(below[&3], Some(0));
+        assert_eq!(below[&2], Some(0));
+        assert_eq!(below[&4], Some(0));
+        assert_eq!(below[&5], Some(4));
+        assert_eq!(below[&6], Some(5));
+        assert_eq!(below[&7], Some(5));
+        assert_eq!(below[&1], None);
     }
 
     /// A comb of long teeth standing on a spine.
