@@ -27,6 +27,10 @@ fi
 
 seed() { mkdir -p "corpus/$1"; cp "$2" "corpus/$1/$(basename "$2")"; }
 for f in "$data"/levels/*.json; do seed level_json "$f"; done
+# outlines that touch and overlap without crossing (resolved without the
+# boolean crate): walls along the boundary, at its corner, side by side
+printf '%s' '{"walkable":[[[0,0],[40,0],[40,30],[0,30]]],"obstacles":[[[0,0],[10,0],[10,4],[0,4]],[[10,0],[20,0],[15,6]],[[40,30],[30,30],[35,20]],[[20,10],[28,10],[28,18],[20,18]],[[28,12],[34,12],[34,16],[28,16]],[[5,20],[12,20],[12,20.5],[5,20.5]]],"areas":[{"kind":"mud","cost":2.0,"polygon":[[20,20],[28,20],[28,26],[20,26]]}]}' \
+  > corpus/level_json/touching.json
 seed movingai_map "$data/maps/arena.map"
 printf 'type octile\nheight 3\nwidth 4\nmap\n..@.\n.@..\n....\n' > corpus/movingai_map/pinch.map
 head -c 4000 "$data/maps/den520d.map.scen" > corpus_scen.tmp
