@@ -263,60 +263,44 @@ mod tests {
             .sum()
     }
 
-    /// Axis-aligned and slanted boxes on a small grid, some nested, some
-    /// apart, some touching, some crossing (which go back to the booleans).
-    fn boxes() -> impl Strategy<Value = Vec<(Vec<[f64; 2]>, bool)>> {
+    /// Quadrilaterals with corners on a grid of `step`: their lower left
+    /// corner among `cells` x `cells` points, their sides `1..sizes` steps,
+    /// slanted (the right side raised by half the width) when `slants`;
+    /// walkable or obstacles, either way round.
+    fn quads(
+        cells: i32,
+        sizes: i32,
+        step: f64,
+        slants: bool,
+    ) -> impl Strategy<Value = Vec<(Vec<[f64; 2]>, bool)>> {
+        let slant = if slants {
+            any::<bool>().boxed()
+        } else {
+            Just(false).boxed()
+        };
         prop::collection::vec(
             (
-                0i32..48,
-                0i32..48,
-                1i32..12,
-                1i32..12,
-                any::<bool>(),
+                0..cells,
+                0..cells,
+                1..sizes,
+                1..sizes,
+                slant,
                 any::<bool>(),
                 any::<bool>(),
             ),
             1..9,
         )
-        .prop_map(|v| {
+        .prop_map(move |v| {
             v.into_iter()
                 .map(|(x, y, w, h, slant, clockwise, clip)| {
-                    let (x, y, w, h) = (f64::from(x), f64::from(y), f64::from(w), f64::from(h));
+                    let (x, y, w, h) = (
+                        f64::from(x) * step,
+                        f64::from(y) * step,
+                        f64::from(w) * step,
+                        f64::from(h) * step,
+                    );
                     let s = if slant { 0.5 * w } else { 0.0 };
                     let mut c = vec![[x, y], [x + w, y + s], [x + w, y + h + s], [x, y + h]];
-                    if clockwise {
-                        c.reverse();
-                    }
-                    (c, clip)
-                })
-                .collect()
-        })
-    }
-
-    /// Rectangles on a coarse grid: sides along one another, ends on other
-    /// sides, corners on corners, and sometimes a crossing.
-    fn tiles() -> impl Strategy<Value = Vec<(Vec<[f64; 2]>, bool)>> {
-        prop::collection::vec(
-            (
-                0i32..10,
-                0i32..10,
-                1i32..5,
-                1i32..5,
-                any::<bool>(),
-                any::<bool>(),
-            ),
-            1..9,
-        )
-        .prop_map(|v| {
-            v.into_iter()
-                .map(|(x, y, w, h, clockwise, clip)| {
-                    let (x, y, w, h) = (
-                        f64::from(4 * x),
-                        f64::from(4 * y),
-                        f64::from(4 * w),
-                        f64::from(4 * h),
-                    );
-                    let mut c = vec![[x, y], [x + w, y], [x + w, y + h], [x, y + h]];
                     if clockwise {
                         c.reverse();
                     }
@@ -387,12 +371,16 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
         #[test]
-        fn slanted_boxes_agree_with_the_booleans(input in boxes()) {
+        /// Boxes on a fine grid, some slanted: nested, apart, touching,
+        /// crossing (which go back to the booleans).
+        fn slanted_boxes_agree_with_the_booleans(input in quads(48, 12, 1.0, true)) {
             agrees_with_the_booleans(&input)?;
         }
 
         #[test]
-        fn tiled_rectangles_agree_with_the_booleans(input in tiles()) {
+        /// Rectangles on a coarse grid: sides along one another, ends on
+        /// other sides, corners on corners, and sometimes a crossing.
+        fn tiled_rectangles_agree_with_the_booleans(input in quads(10, 5, 4.0, false)) {
             agrees_with_the_booleans(&input)?;
         }
     }

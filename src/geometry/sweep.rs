@@ -117,6 +117,18 @@ impl PartialEq for Swept {
 
 impl Eq for Swept {}
 
+/// `segments` as the sweep holds them, each with its `tie` (see [`Swept`]).
+fn swept_all(segments: &[(DVec2, DVec2)], tie: impl Fn(usize) -> usize) -> Vec<Swept> {
+    segments
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| Swept {
+            tie: tie(i),
+            ..Swept::new(a, b, i)
+        })
+        .collect()
+}
+
 /// A pair of `segments` (by index, smaller first) for which `conflict`
 /// holds, if there is one. Every segment has two distinct ends.
 ///
@@ -133,11 +145,7 @@ pub(crate) fn first_conflict(
         segments.iter().all(|(a, b)| a != b),
         "a zero-length segment"
     );
-    let swept: Vec<Swept> = segments
-        .iter()
-        .enumerate()
-        .map(|(i, &(a, b))| Swept::new(a, b, i))
-        .collect();
+    let swept = swept_all(segments, |i| i);
     // events: (point, 0 = start / 1 = end, segment); at one point, ends come
     // first: a segment ending there and one starting there share only that
     // point (which `conflict` allows), and the order of segments that meet
@@ -207,15 +215,7 @@ pub(crate) fn first_conflict(
 /// first, the zero-width gap between them uncovered.
 pub(crate) fn first_double_cover(walls: &[(DVec2, DVec2)]) -> Option<(usize, usize)> {
     let rightwards = |i: usize| walls[i].0.x < walls[i].1.x;
-    let swept: Vec<Swept> = walls
-        .iter()
-        .enumerate()
-        .map(|(i, &(a, b))| {
-            let mut s = Swept::new(a, b, i);
-            s.tie = usize::from(rightwards(i));
-            s
-        })
-        .collect();
+    let swept = swept_all(walls, |i| usize::from(rightwards(i)));
     // events: (x, 0 = end / 1 = start, segment); at one x every end is
     // handled before every start, so between events the status is the
     // walls crossing a vertical line just right of the last event's x
@@ -322,15 +322,7 @@ pub(crate) fn ends_inside(segments: &[(DVec2, DVec2)]) -> Vec<(usize, DVec2)> {
     );
     // ties one above the index, so that probes can sit below and above
     // every segment through a point
-    let swept: Vec<Swept> = segments
-        .iter()
-        .enumerate()
-        .map(|(i, &(a, b))| {
-            let mut s = Swept::new(a, b, i);
-            s.tie = i + 1;
-            s
-        })
-        .collect();
+    let swept = swept_all(segments, |i| i + 1);
     let probe = |p: DVec2, tie: usize| Swept {
         left: p,
         right: p,
@@ -365,11 +357,7 @@ pub(crate) fn ends_inside(segments: &[(DVec2, DVec2)]) -> Vec<(usize, DVec2)> {
 /// The segments may meet only at their ends (what [`ends_inside`] and a
 /// merge of equal pieces leave). O(n log n) comparisons.
 pub(crate) fn below_each(segments: &[(DVec2, DVec2)]) -> Vec<(usize, Option<usize>)> {
-    let swept: Vec<Swept> = segments
-        .iter()
-        .enumerate()
-        .map(|(i, &(a, b))| Swept::new(a, b, i))
-        .collect();
+    let swept = swept_all(segments, |i| i);
     let mut out = Vec::with_capacity(segments.len());
     let mut status: BTreeSet<Swept> = BTreeSet::new();
     for (_, ending, mut starting) in events_by_point(&swept) {
