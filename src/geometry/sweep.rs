@@ -314,8 +314,13 @@ fn events_by_point(swept: &[Swept]) -> Vec<(DVec2, Vec<usize>, Vec<usize>)> {
 /// No two segments may cross at a point inside both (touching and
 /// overlapping are allowed): the order along the sweep line then never
 /// changes, and the segments through a point are neighbours in it. O(n log
-/// n) comparisons plus one step per place found.
-pub(crate) fn ends_inside(segments: &[(DVec2, DVec2)]) -> Vec<(usize, DVec2)> {
+/// n) comparisons plus one step per place found; `None` once more than
+/// `limit` places are found (n stacked collinear segments with n ends
+/// inside them make n^2).
+pub(crate) fn ends_inside(
+    segments: &[(DVec2, DVec2)],
+    limit: usize,
+) -> Option<Vec<(usize, DVec2)>> {
     debug_assert!(
         segments.iter().all(|(a, b)| a != b),
         "a zero-length segment"
@@ -340,12 +345,17 @@ pub(crate) fn ends_inside(segments: &[(DVec2, DVec2)]) -> Vec<(usize, DVec2)> {
             probe(p + DVec2::ZERO, 0),
             probe(p + DVec2::ZERO, usize::MAX),
         );
-        found.extend(status.range(low..high).map(|s| (s.index, p)));
+        for s in status.range(low..high) {
+            if found.len() == limit {
+                return None;
+            }
+            found.push((s.index, p));
+        }
         for &i in &starting {
             status.insert(swept[i]);
         }
     }
-    found
+    Some(found)
 }
 
 /// The segments in the order a sweep meets them (by their left ends, then
@@ -448,7 +458,7 @@ mod tests {
                     s.pop();
                 }
             }
-            let mut found = ends_inside(&s);
+            let mut found = ends_inside(&s, usize::MAX).expect("no limit");
             let mut expected: Vec<(usize, DVec2)> = Vec::new();
             for (i, &seg) in s.iter().enumerate() {
                 let mut ends: Vec<DVec2> = s.iter().flat_map(|&(a, b)| [a, b]).filter(|&p| strictly_inside(p, seg)).collect();
@@ -480,7 +490,7 @@ mod tests {
                 (at(4.0, 0.0), at(12.0, 0.0)),
                 (at(6.0, 0.0), at(6.0, 5.0)),
             ];
-            let mut found = ends_inside(&s);
+            let mut found = ends_inside(&s, usize::MAX).expect("no limit");
             found.sort_unstable_by(|a, b| {
                 a.0.cmp(&b.0)
                     .then(a.1.x.total_cmp(&b.1.x))
