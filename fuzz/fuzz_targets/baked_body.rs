@@ -15,7 +15,7 @@ fuzz_target!(|body: &[u8]| {
     file.extend_from_slice(b"PNAVMESH");
     file.extend_from_slice(&portalnav::FORMAT_VERSION.to_le_bytes());
     file.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    file.extend_from_slice(&common::fnv1a64(body).to_le_bytes());
+    file.extend_from_slice(&portalnav::fuzzing::checksum(body).to_le_bytes());
     file.extend_from_slice(body);
     if let Ok(mesh) = NavMesh::from_bytes(&file) {
         if let Err(e) = mesh.validate() {

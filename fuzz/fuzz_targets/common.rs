@@ -52,10 +52,3 @@ pub fn poke(mesh: &NavMesh, data: &[u8]) {
         let _ = mesh.locate(g);
     }
 }
-
-/// FNV-1a, 64 bit: the baked file's checksum, and a hash of an input.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}

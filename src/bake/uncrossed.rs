@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use glam::DVec2;
 
 use super::outline::{Grid, Shapes};
-use crate::geometry::{below_each, ends_inside, first_conflict, orient_f64};
+use crate::geometry::{below_each, ends_inside, first_conflict, orient_f64, proper_crossing};
 
 /// `subject` (filled where its winding is positive) less `clip` (filled
 /// where its winding is positive), on `grid`, when no two of their snapped
@@ -68,9 +68,7 @@ pub(crate) fn subtract(
     let segments: Vec<(DVec2, DVec2)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
     let cross = |i: usize, j: usize| {
         let ((a0, a1), (b0, b1)) = (segments[i], segments[j]);
-        let apart = |u: f64, v: f64| (u > 0.0 && v < 0.0) || (u < 0.0 && v > 0.0);
-        apart(orient_f64(b0, b1, a0), orient_f64(b0, b1, a1))
-            && apart(orient_f64(a0, a1, b0), orient_f64(a0, a1, b1))
+        proper_crossing(a0, a1, b0, b1).is_some()
     };
     if first_conflict(&segments, cross).is_some() {
         return None;
@@ -337,12 +335,10 @@ mod tests {
             .flat_map(|c| (0..c.len()).map(move |k| (c[k], c[(k + 1) % c.len()])))
             .map(|([ax, ay], [bx, by])| (DVec2::new(ax, ay), DVec2::new(bx, by)))
             .collect();
-        let apart = |u: f64, v: f64| (u > 0.0 && v < 0.0) || (u < 0.0 && v > 0.0);
         let crossing = edges.iter().enumerate().any(|(i, &(a0, a1))| {
-            edges[i + 1..].iter().any(|&(b0, b1)| {
-                apart(orient_f64(b0, b1, a0), orient_f64(b0, b1, a1))
-                    && apart(orient_f64(a0, a1, b0), orient_f64(a0, a1, b1))
-            })
+            edges[i + 1..]
+                .iter()
+                .any(|&(b0, b1)| proper_crossing(a0, a1, b0, b1).is_some())
         });
         let fast = subtract(grid, &subject, &clip);
         prop_assert!(

@@ -269,7 +269,7 @@ fn perimeter(p: DVec2, [lo, hi]: [DVec2; 2]) -> f64 {
 }
 
 /// Where two segments cross at a point inside both, if they do.
-fn proper_crossing(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> Option<DVec2> {
+pub(crate) fn proper_crossing(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> Option<DVec2> {
     let d1 = orient_f64(b0, b1, a0);
     let d2 = orient_f64(b0, b1, a1);
     let d3 = orient_f64(a0, a1, b0);

@@ -12,7 +12,7 @@ pub(crate) use funnel::{push_point, Corners, Deque};
 
 use glam::{DVec2, Vec2};
 
-pub(crate) use crossings::{count_crossings, TooMany, MAX_WORK};
+pub(crate) use crossings::{count_crossings, proper_crossing, TooMany, MAX_WORK};
 #[cfg(test)]
 pub(crate) use sweep::comparisons as sweep_comparisons;
 pub(crate) use sweep::{below_each, ends_inside, first_conflict, first_double_cover};

@@ -146,20 +146,10 @@ pub(crate) fn first_conflict(
         "a zero-length segment"
     );
     let swept = swept_all(segments, |i| i);
-    // events: (point, 0 = start / 1 = end, segment); at one point, ends come
-    // first: a segment ending there and one starting there share only that
-    // point (which `conflict` allows), and the order of segments that meet
-    // at one point is not defined there
-    let mut events: Vec<(DVec2, u8, usize)> = Vec::with_capacity(2 * swept.len());
-    for s in &swept {
-        events.push((s.left, 0, s.index));
-        events.push((s.right, 1, s.index));
-    }
-    events.sort_unstable_by(|a, b| {
-        sweep_order(a.0, b.0)
-            .then(b.1.cmp(&a.1))
-            .then(a.2.cmp(&b.2))
-    });
+    // at one point, ends come first: a segment ending there and one
+    // starting there share only that point (which `conflict` allows), and
+    // the order of segments that meet at one point is not defined there
+    let events = sorted_events(&swept);
     let mut status: BTreeSet<Swept> = BTreeSet::new();
     let mut test = |a: &Swept, b: &Swept| {
         let (i, j) = (a.index.min(b.index), a.index.max(b.index));
@@ -172,7 +162,7 @@ pub(crate) fn first_conflict(
             .range((Bound::Excluded(s), Bound::Unbounded))
             .next()
             .copied();
-        if kind == 0 {
+        if kind == START {
             for n in [below, above].into_iter().flatten() {
                 if let Some(pair) = test(&s, &n) {
                     return Some(pair);
@@ -278,33 +268,37 @@ pub(crate) fn first_double_cover(walls: &[(DVec2, DVec2)]) -> Option<(usize, usi
     None
 }
 
-/// Events of a sweep in the order of [`first_conflict`]: per point, left
-/// to right and bottom to top, the segments ending there and those
-/// starting there.
-fn events_by_point(swept: &[Swept]) -> Vec<(DVec2, Vec<usize>, Vec<usize>)> {
-    let mut ends: Vec<(DVec2, u8, usize)> = Vec::with_capacity(2 * swept.len());
+/// An event's kind: [`END`] sorts before [`START`] at one point.
+const END: u8 = 0;
+const START: u8 = 1;
+
+/// An end of a segment in a sweep: (point, [`END`] or [`START`], segment).
+type Event = (DVec2, u8, usize);
+
+/// The ends of the segments as (point, kind, segment), in sweep order:
+/// points left to right and bottom to top; at one point, the segments
+/// ending there before those starting there, each by index.
+fn sorted_events(swept: &[Swept]) -> Vec<Event> {
+    let mut events: Vec<Event> = Vec::with_capacity(2 * swept.len());
     for s in swept {
-        ends.push((s.left, 1, s.index));
-        ends.push((s.right, 0, s.index));
+        events.push((s.left, START, s.index));
+        events.push((s.right, END, s.index));
     }
-    ends.sort_unstable_by(|a, b| {
+    events.sort_unstable_by(|a, b| {
         sweep_order(a.0, b.0)
             .then(a.1.cmp(&b.1))
             .then(a.2.cmp(&b.2))
     });
-    let mut points: Vec<(DVec2, Vec<usize>, Vec<usize>)> = Vec::new();
-    for (p, kind, index) in ends {
-        if points.last().is_none_or(|last| last.0 != p) {
-            points.push((p, Vec::new(), Vec::new()));
-        }
-        let last = points.last_mut().expect("just pushed");
-        if kind == 0 {
-            last.1.push(index);
-        } else {
-            last.2.push(index);
-        }
-    }
-    points
+    events
+}
+
+/// [`sorted_events`] grouped by point: per point, the segments ending
+/// there, then those starting there.
+fn events_by_point(events: &[Event]) -> impl Iterator<Item = (DVec2, &[Event], &[Event])> {
+    events.chunk_by(|a, b| a.0 == b.0).map(|at| {
+        let starts = at.partition_point(|e| e.1 == END);
+        (at[0].0, &at[..starts], &at[starts..])
+    })
 }
 
 /// Every place where an end of a segment lies inside another one, as
@@ -336,8 +330,9 @@ pub(crate) fn ends_inside(
     };
     let mut found = Vec::new();
     let mut status: BTreeSet<Swept> = BTreeSet::new();
-    for (p, ending, starting) in events_by_point(&swept) {
-        for &i in &ending {
+    let events = sorted_events(&swept);
+    for (p, ending, starting) in events_by_point(&events) {
+        for &(_, _, i) in ending {
             status.remove(&swept[i]);
         }
         // what passes through p: neither below nor above it
@@ -351,7 +346,7 @@ pub(crate) fn ends_inside(
             }
             found.push((s.index, p));
         }
-        for &i in &starting {
+        for &(_, _, i) in starting {
             status.insert(swept[i]);
         }
     }
@@ -370,14 +365,18 @@ pub(crate) fn below_each(segments: &[(DVec2, DVec2)]) -> Vec<(usize, Option<usiz
     let swept = swept_all(segments, |i| i);
     let mut out = Vec::with_capacity(segments.len());
     let mut status: BTreeSet<Swept> = BTreeSet::new();
-    for (_, ending, mut starting) in events_by_point(&swept) {
-        for &i in &ending {
+    let events = sorted_events(&swept);
+    let mut starting: Vec<Swept> = Vec::new();
+    for (_, ending, starts) in events_by_point(&events) {
+        for &(_, _, i) in ending {
             status.remove(&swept[i]);
         }
         // bottom to top: each one's lower neighbour is in before it
-        starting.sort_unstable_by(|&a, &b| swept[a].cmp(&swept[b]));
-        for i in starting {
-            let s = swept[i];
+        starting.clear();
+        starting.extend(starts.iter().map(|&(_, _, i)| swept[i]));
+        starting.sort_unstable();
+        for &s in &starting {
+            let i = s.index;
             out.push((i, status.range(..s).next_back().map(|b| b.index)));
             status.insert(s);
         }
@@ -391,7 +390,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::{below_each, ends_inside, first_conflict, first_double_cover};
-    use crate::geometry::{orient_f64, segments_conflict};
+    use crate::geometry::{orient_f64, proper_crossing, segments_conflict};
 
     fn conflict(s: &[(DVec2, DVec2)], i: usize, j: usize) -> bool {
         let ((a0, a1), (b0, b1)) = (s[i], s[j]);
@@ -431,13 +430,6 @@ mod tests {
         }
     }
 
-    fn properly_cross(s: &[(DVec2, DVec2)], i: usize, j: usize) -> bool {
-        let ((a0, a1), (b0, b1)) = (s[i], s[j]);
-        let apart = |u: f64, v: f64| (u > 0.0 && v < 0.0) || (u < 0.0 && v > 0.0);
-        apart(orient_f64(b0, b1, a0), orient_f64(b0, b1, a1))
-            && apart(orient_f64(a0, a1, b0), orient_f64(a0, a1, b1))
-    }
-
     fn strictly_inside(p: DVec2, (a, b): (DVec2, DVec2)) -> bool {
         orient_f64(a, b, p) == 0.0 && p != a && p != b && (p - a).dot(p - b) < 0.0
     }
@@ -454,7 +446,8 @@ mod tests {
             for seg in all {
                 s.push(seg);
                 let last = s.len() - 1;
-                if (0..last).any(|i| properly_cross(&s, i, last)) {
+                let (b0, b1) = s[last];
+                if s[..last].iter().any(|&(a0, a1)| proper_crossing(a0, a1, b0, b1).is_some()) {
                     s.pop();
                 }
             }

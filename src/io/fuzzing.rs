@@ -12,6 +12,13 @@ use slotmap::{Key, KeyData, SlotMap};
 use super::encode;
 use crate::mesh::MeshData;
 
+/// The baked file's checksum of `bytes` (FNV-1a, 64 bit), for targets that
+/// write a header of their own.
+#[must_use]
+pub fn checksum(bytes: &[u8]) -> u64 {
+    super::fnv1a64(bytes)
+}
+
 /// Bytes one change takes from the script: what to change, where, and to
 /// what.
 pub const CHANGE_BYTES: usize = 9;

@@ -5,8 +5,7 @@ use glam::{vec2, DVec2, Vec2};
 use portalnav::{Area, BakeConfig, Level, NavMesh};
 use proptest::prelude::*;
 
-use crate::common::inside_even_odd as inside;
-use crate::sizes::segment_distance;
+use crate::common::{inside_even_odd as inside, point_segment_distance};
 
 /// A baked mesh must validate and its file must load back. Returns why not.
 fn round_trip(mesh: &NavMesh) -> Result<(), String> {
@@ -125,10 +124,10 @@ proptest! {
         }).collect();
         let near_outline = |p: DVec2| costed.iter().any(|poly| {
             (0..poly.len()).any(|i| {
-                segment_distance(p, p, poly[i].as_dvec2(), poly[(i + 1) % poly.len()].as_dvec2())
+                point_segment_distance(poly[i].as_dvec2(), poly[(i + 1) % poly.len()].as_dvec2(), p)
                     < 8.0 * step
             })
-        }) || walls.iter().any(|&[a, b]| segment_distance(p, p, a, b) < 8.0 * step);
+        }) || walls.iter().any(|&[a, b]| point_segment_distance(a, b, p) < 8.0 * step);
         for (_, region) in mesh.regions() {
             let v: Vec<DVec2> = region.vertices().iter().map(|v| v.as_dvec2()).collect();
             let centre = v.iter().copied().sum::<DVec2>() / v.len() as f64;

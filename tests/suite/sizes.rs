@@ -8,7 +8,7 @@ use portalnav::{
 
 use glam::DVec2;
 
-use crate::common::{data_dir, inside_even_odd, CheckGrid};
+use crate::common::{data_dir, inside_even_odd, point_segment_distance, CheckGrid};
 
 /// Radii that tie with no grid width (a gap of whole cells is never exactly
 /// one of their diameters).
@@ -140,14 +140,10 @@ pub(crate) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
     if o1 * o2 < 0.0 && o3 * o4 < 0.0 {
         return 0.0;
     }
-    let to_segment = |p: DVec2, s: DVec2, e: DVec2| {
-        let t = ((p - s).dot(e - s) / (e - s).length_squared().max(1e-300)).clamp(0.0, 1.0);
-        p.distance(s + (e - s) * t)
-    };
-    to_segment(a, c, d)
-        .min(to_segment(b, c, d))
-        .min(to_segment(c, a, b))
-        .min(to_segment(d, a, b))
+    point_segment_distance(c, d, a)
+        .min(point_segment_distance(c, d, b))
+        .min(point_segment_distance(a, b, c))
+        .min(point_segment_distance(a, b, d))
 }
 
 /// The walls of a JSON level as it was written, as segments: every edge of
