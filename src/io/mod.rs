@@ -318,6 +318,30 @@ mod tests {
                 h.stats.all_pairs_table = true;
             })],
         );
+        // BigGameHunters in clusters of 4 regions: 1,025 nav nodes, whose
+        // table (6.3 MB) would be 22 times what the hierarchy stores, so a
+        // file naming as many nodes in fewer bytes gets no table either
+        let grid = Grid::from_file(maps.join("BigGameHunters.map")).expect("bundled map");
+        let tiny = BakeConfig {
+            cluster_size: 4,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&grid.to_level(), &tiny).expect("bakes");
+        let h = mesh.data.hierarchy.as_ref().expect("a hierarchy");
+        let n = h.nodes.len() as u64;
+        assert!(n <= crate::mesh::hierarchy::MAX_TABLE_NODES as u64);
+        let stored = h.stored_bytes();
+        let per_byte = crate::mesh::hierarchy::TABLE_BYTES_PER_STORED_BYTE;
+        assert!(6 * n * n > per_byte * stored, "{n} nodes, {stored} bytes");
+        assert!(!h.has_table() && !h.stats.all_pairs_table);
+        assert_each_refused(
+            &mesh,
+            &[("a table over its bytes", |h| {
+                h.stats.all_pairs_table = true;
+            })],
+        );
+        let loaded = NavMesh::from_bytes(&mesh.to_bytes().expect("encodes")).expect("loads");
+        assert!(!loaded.data.hierarchy.as_ref().expect("kept").has_table());
     }
 
     /// Designer corridors are stored (the flat search made them): broken,

@@ -63,6 +63,15 @@ pub(crate) const MAX_CLUSTER_SIZE: u32 = 1024;
 /// load and 15 MB.
 pub(crate) const MAX_TABLE_NODES: usize = 2048;
 
+/// Most bytes of all-pairs table per byte the hierarchy stores (less its
+/// landmarks and stats, which differ with and without a table), so that
+/// loading a file holds memory in proportion to it: a table is n^2 entries
+/// for n nav nodes, which a file of a few kilobytes can name. The wide and
+/// bundled maps' bakes need at most 7.4 (random512-40-3) at the default
+/// cluster size; clusters of 3 to 5 regions needed up to 64, and now
+/// search the nav nodes instead.
+pub(crate) const TABLE_BYTES_PER_STORED_BYTE: u64 = 16;
+
 /// All-pairs L2 shortest routes: what a query looks up instead of
 /// searching L2. Never stored: computed from the corridors on bake and on
 /// load ([`HierarchyData::compute_table`]).
@@ -95,11 +104,20 @@ pub(crate) struct TableBuild {
 
 impl TableBuild {
     /// An empty table for `h` (whose L2 graph is `ht`), or `None` when it
-    /// cannot have one: no nav node, more than [`MAX_TABLE_NODES`], or a
-    /// node whose corridor list is too long to name a place in.
+    /// cannot have one: no nav node, more than [`MAX_TABLE_NODES`], a
+    /// table over [`TABLE_BYTES_PER_STORED_BYTE`] times what `h` stores, or
+    /// a node whose corridor list is too long to name a place in.
     pub(crate) fn new(h: &HierarchyData, ht: &HierarchyTables) -> Option<TableBuild> {
         let n = h.nodes.len();
         if n == 0 || n > MAX_TABLE_NODES {
+            return None;
+        }
+        let entry = (std::mem::size_of::<f32>() + std::mem::size_of::<u16>()) as u64;
+        let paid_for = h.stored_bytes()
+            - stored_size(&h.landmarks)
+            - stored_size(&h.landmark_dist)
+            - stored_size(&h.stats);
+        if entry * (n * n) as u64 > TABLE_BYTES_PER_STORED_BYTE * paid_for {
             return None;
         }
         let mut place = vec![[0u16; 2]; h.corridors.len()];
@@ -269,7 +287,8 @@ pub struct HierarchyStats {
     /// defaults.
     pub bytes: u64,
     /// Whether the hierarchy has the all-pairs L2 table (at most
-    /// 2,048 nav nodes): long queries look their route up
+    /// 2,048 nav nodes, and 16 bytes of table per byte the hierarchy
+    /// stores): long queries look their route up
     /// instead of searching the nav nodes. The table is not stored; loading
     /// computes it again. After a runtime edit this is already true while
     /// the table is still pending (`TileCache::table_pending`), as the
