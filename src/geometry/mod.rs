@@ -1,6 +1,7 @@
 //! Pure 2D math on [`glam::Vec2`]: orientation predicates, convex polygons,
 //! segments and bounding boxes. Nothing here knows about meshes.
 
+mod crossing_points;
 mod crossings;
 mod funnel;
 mod sweep;
@@ -12,6 +13,7 @@ pub(crate) use funnel::{push_point, Corners, Deque};
 
 use glam::{DVec2, Vec2};
 
+pub(crate) use crossing_points::{split_crossings, Point as GridPoint};
 pub(crate) use crossings::{count_crossings, proper_crossing, TooMany, MAX_WORK};
 #[cfg(test)]
 pub(crate) use sweep::comparisons as sweep_comparisons;
