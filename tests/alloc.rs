@@ -52,7 +52,8 @@ fn peak_during<T>(f: impl FnOnce() -> T) -> (T, u64) {
 
 /// A field crossed by `n` thin diagonal walls (long thin regions, whose
 /// boxes overlap many others: a 270 KB file of such a bake once took 533 MB
-/// to load), a hub of `n` thin wedges, a comb of `n` teeth (one region with
+/// to load), a hub of `n` thin wedges (reaching the boundary, or crossing
+/// it: "crossing hub"), a comb of `n` teeth (one region with
 /// `n` neighbours) or a spiral wall of `n` / 32 turns.
 fn hostile_level(shape: &str, n: usize) -> Level {
     let mut obstacles = Vec::new();
@@ -95,6 +96,12 @@ fn hostile_level(shape: &str, n: usize) -> Level {
             3.0 * n as f64 / 32.0 + 10.0
         }
         _ => {
+            // the wedges reach the boundary, or cross it
+            let reach = if shape == "crossing hub" {
+                2500.0
+            } else {
+                2000.0
+            };
             for i in 0..n {
                 let turn = std::f64::consts::TAU / n as f64;
                 let (a, b) = (turn * i as f64, turn * (i as f64 + 0.5));
@@ -102,8 +109,8 @@ fn hostile_level(shape: &str, n: usize) -> Level {
                 obstacles.push(format!(
                     "[{},{},{}]",
                     at(20.0, a),
-                    at(2000.0, a),
-                    at(2000.0, b)
+                    at(reach, a),
+                    at(reach, b)
                 ));
             }
             2000.0
@@ -133,18 +140,18 @@ fn hostile(shape: &str, n: usize) -> NavMesh {
 /// 3,000 long obstacles 2.9 s): the bake, hierarchy included, allocates in
 /// proportion to the level on combs, spirals, hubs and long diagonal
 /// walls (bytes ever allocated, a measure of work that wall time on a
-/// shared machine is not). No two outlines of these levels cross, so their
-/// booleans are the crate's own sweeps (n log n comparisons, checked on a
-/// hub by `bake::uncrossed`'s resource test). Outlines that cross go to the
-/// boolean crate, whose segment splitting on a hub grows about 3x for 2x
-/// the wedges while allocating little for it (BENCHMARKS.md, session 29):
-/// this test would not see that.
+/// shared machine is not), and on a hub whose wedges cross the boundary.
+/// Their booleans are the crate's own sweeps (n log n comparisons, checked
+/// on both hubs by `bake::uncrossed`'s resource test). The boolean crate,
+/// which outlines crossing more than about once per edge still go to,
+/// grew about 3x for 2x the wedges on a hub while allocating little for
+/// it (BENCHMARKS.md, session 29): this test would not see that.
 #[test]
 fn baking_allocates_in_proportion_to_the_level() {
     let _turn = TURN
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    for shape in ["comb", "spiral", "hub", "diagonals"] {
+    for shape in ["comb", "spiral", "hub", "crossing hub", "diagonals"] {
         let work = |n: usize| {
             let level = hostile_level(shape, n);
             let before = ALLOCATED.load(Ordering::Relaxed);

@@ -12,10 +12,10 @@
 //! the input's coordinates are at most [`MAX_COORDINATE`] grid steps, so
 //! every product fits in 128 bits.
 //!
-//! [`split_crossings`] rounds each crossing to the grid and cuts the
-//! segments there, round after round, until no two cross (the rounding
-//! bends a cut segment by under a step, which can make a new crossing
-//! nearby; one more round usually settles it).
+//! [`cut_at_crossings`] rounds each crossing to the grid and cuts the
+//! segments there; the rounding bends a cut segment by under a step, which
+//! can make a new crossing nearby, so callers repeat it until nothing
+//! crosses (one more round usually settles it).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeSet, BinaryHeap};
@@ -27,9 +27,6 @@ pub(crate) type Point = [i64; 2];
 /// Largest absolute coordinate, in grid steps, that the exact arithmetic
 /// holds (a level's grid keeps its coordinates below it).
 pub(crate) const MAX_COORDINATE: i64 = 1 << 23;
-
-/// Rounds of cutting [`split_crossings`] tries before giving up.
-const MAX_ROUNDS: usize = 8;
 
 /// A point with coordinates `x / d` and `y / d`, `d > 0`.
 #[derive(Debug, Clone, Copy)]
@@ -164,6 +161,13 @@ impl PartialEq for Piece {
 }
 
 impl Eq for Piece {}
+
+/// Comparisons of pieces made by this thread's sweeps so far (for resource
+/// tests).
+#[cfg(test)]
+pub(crate) fn comparisons() -> u64 {
+    tests::COMPARISONS.with(std::cell::Cell::get)
+}
 
 /// Ends come before starts at one point.
 const END: u8 = 0;
@@ -355,48 +359,44 @@ pub(crate) fn crossing_points(
 }
 
 /// `segments` (each directed, with a tag it keeps) cut wherever two cross,
-/// each crossing rounded to the nearest grid point, round after round
-/// until no two cross at a point inside both (they may touch and overlap);
-/// a cut bends a segment by under a step. `None` when that takes more than
-/// [`MAX_ROUNDS`] rounds, or a round more than `max_events` events (see
-/// [`crossing_points`]).
-pub(crate) fn split_crossings<T: Copy>(
-    mut segments: Vec<([Point; 2], T)>,
+/// each crossing rounded to the nearest grid point: the cut bends a segment
+/// by under a step, which can make a new crossing nearby, so the caller
+/// repeats this until nothing crosses. `None` when the sweep would take
+/// more than `max_events` events (see [`crossing_points`]).
+pub(crate) fn cut_at_crossings<T: Copy>(
+    segments: Vec<([Point; 2], T)>,
     max_events: usize,
 ) -> Option<Vec<([Point; 2], T)>> {
-    for _ in 0..MAX_ROUNDS {
-        let ends: Vec<[Point; 2]> = segments.iter().map(|s| s.0).collect();
-        let found = crossing_points(&ends, max_events)?;
-        if found.is_empty() {
-            return Some(segments);
-        }
-        let mut cuts: Vec<Vec<Point>> = vec![Vec::new(); segments.len()];
-        for (s, c) in found {
-            cuts[s as usize].push(c.round());
-        }
-        let mut next = Vec::with_capacity(segments.len() + cuts.len());
-        for ((ends @ [a, b], tag), mut at) in segments.into_iter().zip(cuts) {
-            if at.is_empty() {
-                next.push((ends, tag));
-                continue;
-            }
-            let along = |p: &Point| {
-                i128::from(p[0] - a[0]) * i128::from(b[0] - a[0])
-                    + i128::from(p[1] - a[1]) * i128::from(b[1] - a[1])
-            };
-            at.sort_unstable_by_key(|p| (along(p), *p));
-            at.dedup();
-            let mut from = a;
-            for p in at.into_iter().chain(std::iter::once(b)) {
-                if p != from {
-                    next.push(([from, p], tag));
-                    from = p;
-                }
-            }
-        }
-        segments = next;
+    let ends: Vec<[Point; 2]> = segments.iter().map(|s| s.0).collect();
+    let found = crossing_points(&ends, max_events)?;
+    if found.is_empty() {
+        return Some(segments);
     }
-    None
+    let mut cuts: Vec<Vec<Point>> = vec![Vec::new(); segments.len()];
+    for (s, c) in found {
+        cuts[s as usize].push(c.round());
+    }
+    let mut next = Vec::with_capacity(segments.len() + cuts.len());
+    for ((ends @ [a, b], tag), mut at) in segments.into_iter().zip(cuts) {
+        if at.is_empty() {
+            next.push((ends, tag));
+            continue;
+        }
+        let along = |p: &Point| {
+            i128::from(p[0] - a[0]) * i128::from(b[0] - a[0])
+                + i128::from(p[1] - a[1]) * i128::from(b[1] - a[1])
+        };
+        at.sort_unstable_by_key(|p| (along(p), *p));
+        at.dedup();
+        let mut from = a;
+        for p in at.into_iter().chain(std::iter::once(b)) {
+            if p != from {
+                next.push(([from, p], tag));
+                from = p;
+            }
+        }
+    }
+    Some(next)
 }
 
 #[cfg(test)]
@@ -479,9 +479,10 @@ mod tests {
                 .enumerate()
                 .map(|(i, s)| (s, i))
                 .collect();
-            let Some(out) = split_crossings(tagged.clone(), usize::MAX) else {
-                return Ok(());
-            };
+            let mut out = tagged.clone();
+            for _ in 0..8 {
+                out = cut_at_crossings(out, usize::MAX).unwrap();
+            }
             for (i, (s, _)) in out.iter().enumerate() {
                 for (t, _) in &out[i + 1..] {
                     prop_assert!(crossing(*s, *t).is_none(), "{s:?} x {t:?}");
@@ -527,10 +528,10 @@ mod tests {
                 [[w, h], [-w, h]],
                 [[-w, h], [-w, -h]],
             ]);
-            let before = COMPARISONS.with(std::cell::Cell::get);
+            let before = comparisons();
             let found = crossing_points(&segs, usize::MAX).unwrap();
             assert_eq!(found.len(), 2 * n);
-            COMPARISONS.with(std::cell::Cell::get) - before
+            comparisons() - before
         };
         let (small, large) = (comparisons(1_000), comparisons(8_000));
         assert!(large < 12 * small, "{small} -> {large}");

@@ -13,7 +13,9 @@ pub(crate) use funnel::{push_point, Corners, Deque};
 
 use glam::{DVec2, Vec2};
 
-pub(crate) use crossing_points::{split_crossings, Point as GridPoint};
+#[cfg(test)]
+pub(crate) use crossing_points::comparisons as crossing_comparisons;
+pub(crate) use crossing_points::{cut_at_crossings, Point as GridPoint};
 pub(crate) use crossings::{count_crossings, proper_crossing, TooMany, MAX_WORK};
 #[cfg(test)]
 pub(crate) use sweep::comparisons as sweep_comparisons;
