@@ -31,7 +31,7 @@
 //! bottoms).
 //! Their segment splitting grows faster than n log n with many long edges
 //! side by side: 16,000 thin wedges crossing a square's sides took them
-//! 3.3 s, and these sweeps 0.8 s.
+//! 3.3 s, and these sweeps 0.47 s (the whole booleans stage).
 
 use std::collections::HashMap;
 
@@ -43,9 +43,14 @@ use crate::geometry::{
     GridPoint,
 };
 
-/// Rounds of cutting at crossings before the booleans take over: one
-/// settles almost every input, a second the rest seen so far.
-const MAX_ROUNDS: usize = 8;
+/// Rounds of cutting at crossings before the booleans take over. One
+/// settles almost every level (every case of this module's properties
+/// settles within three). Rounding only the crossings is not snap rounding:
+/// where many edges run within a step of one another, each round's bends
+/// make new crossings (an erosion's overlapping sweeps near a hub still
+/// had 16 after 8 rounds), so the rounds stop early rather than spend
+/// time the booleans will spend again.
+const MAX_ROUNDS: usize = 3;
 
 /// `subject` (filled where its winding is positive) less `clip` (filled
 /// where its winding is positive), on `grid`, its edges cut where they
