@@ -31,6 +31,10 @@ for f in "$data"/levels/*.json; do seed level_json "$f"; done
 # boolean crate): walls along the boundary, at its corner, side by side
 printf '%s' '{"walkable":[[[0,0],[40,0],[40,30],[0,30]]],"obstacles":[[[0,0],[10,0],[10,4],[0,4]],[[10,0],[20,0],[15,6]],[[40,30],[30,30],[35,20]],[[20,10],[28,10],[28,18],[20,18]],[[28,12],[34,12],[34,16],[28,16]],[[5,20],[12,20],[12,20.5],[5,20.5]]],"areas":[{"kind":"mud","cost":2.0,"polygon":[[20,20],[28,20],[28,26],[20,26]]}]}' \
   > corpus/level_json/touching.json
+# outlines that cross one another and the boundary (cut where they cross,
+# then resolved without the boolean crate)
+printf '%s' '{"walkable":[[[0,0],[40,0],[40,30],[0,30]]],"obstacles":[[[-5,10],[45,12],[45,13],[-5,11]],[[10,-5],[11,-5],[14,35],[13,35]],[[20,5],[30,25],[29,26],[19,6]],[[35,-2],[42,5],[38,6]]],"areas":[{"kind":"mud","cost":2.0,"polygon":[[5,5],[25,20],[20,25],[3,8]]}]}' \
+  > corpus/level_json/crossing.json
 seed movingai_map "$data/maps/arena.map"
 printf 'type octile\nheight 3\nwidth 4\nmap\n..@.\n.@..\n....\n' > corpus/movingai_map/pinch.map
 head -c 4000 "$data/maps/den520d.map.scen" > corpus_scen.tmp

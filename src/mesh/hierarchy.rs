@@ -113,11 +113,7 @@ impl TableBuild {
             return None;
         }
         let entry = (std::mem::size_of::<f32>() + std::mem::size_of::<u16>()) as u64;
-        let paid_for = h.stored_bytes()
-            - stored_size(&h.landmarks)
-            - stored_size(&h.landmark_dist)
-            - stored_size(&h.stats);
-        if entry * (n * n) as u64 > TABLE_BYTES_PER_STORED_BYTE * paid_for {
+        if entry * (n * n) as u64 > TABLE_BYTES_PER_STORED_BYTE * h.table_allowance() {
             return None;
         }
         let mut place = vec![[0u16; 2]; h.corridors.len()];
@@ -565,11 +561,15 @@ impl HierarchyData {
         self.check_corridors(portal_regions)?;
         let tables = HierarchyTables::build(self, portal_regions, designers);
         if self.stats.all_pairs_table && !self.compute_table(&tables) {
+            let n = self.nodes.len() as u64;
             return fail(
                 "all-pairs table",
                 format!(
-                    "{} nav nodes cannot have the all-pairs table",
-                    self.nodes.len()
+                    "{n} nav nodes cannot have the all-pairs table (at most {MAX_TABLE_NODES}, \
+                     and at most {TABLE_BYTES_PER_STORED_BYTE} bytes of table, {} here, per \
+                     byte the hierarchy stores less its landmarks and stats, {} here)",
+                    6 * n * n,
+                    self.table_allowance(),
                 ),
             );
         }
@@ -764,6 +764,16 @@ impl HierarchyData {
         }
         self.crossings.extend_from_slice(&self.designer_crossings);
         Ok(())
+    }
+
+    /// The stored bytes a table is measured against
+    /// ([`TABLE_BYTES_PER_STORED_BYTE`]): all but the landmarks and the
+    /// stats, which differ with and without a table.
+    pub(crate) fn table_allowance(&self) -> u64 {
+        self.stored_bytes()
+            - stored_size(&self.landmarks)
+            - stored_size(&self.landmark_dist)
+            - stored_size(&self.stats)
     }
 
     /// The bytes the hierarchy takes in the baked file's encoding (postcard:
