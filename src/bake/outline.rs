@@ -120,7 +120,9 @@ impl Grid {
     /// chords on a right-angled corner's arc), each outside the circle.
     /// Each wall's sweep depends on that wall alone, so a tile can be
     /// eroded from the walls near it ([`crate::NavMesh::for_radius`] on a
-    /// tiled mesh). Walls go a further [`SNAP_MARGIN`] steps so that
+    /// tiled mesh, which subtracts them in one difference where this unites
+    /// them in patches first: the two round differently, each within the
+    /// margin). Walls go a further [`SNAP_MARGIN`] steps so that
     /// rounding to this grid cannot bring one nearer than the radius.
     pub(crate) fn erode(self, shapes: Shapes, radius: f32) -> Shapes {
         if radius <= 0.0 || shapes.is_empty() {
@@ -344,11 +346,14 @@ pub(crate) fn level_grid(level: &Level) -> Grid {
 
 /// Grid steps an erosion pushes walls beyond the radius (see
 /// [`Grid::erode`]), for what rounding to the grid can move a wall back:
-/// under a step (0.71) each time the swept outlines are snapped (twice: a
-/// patch's union, [`SWEPT_GROUP`], then the difference), and as much again
-/// where the noding snap rounds a wall through a hot pixel
+/// a crossing rounded to the grid moves under a step (0.71) each time the
+/// swept outlines are resolved (twice: a patch's union, [`SWEPT_GROUP`],
+/// then the difference; i_overlay's own snapping can move an end further
+/// when it splits again, its snap radius growing pass by pass), and as
+/// much again where the noding snap rounds a wall through a hot pixel
 /// ([`super::noding`]), which a derived mesh can meet twice (its base's
-/// walls were bent, then its own): under 3.6 steps in all. The margin was 6
+/// walls were bent, then its own): about 3.6 steps, not a proven bound;
+/// the clearance tests (`sizes`, `bake_maps`) are the check. The margin was 6
 /// when the noding could bend a wall by 2.2 steps and more; it is kept. At
 /// a level's largest coordinates a step is up to 1/4 unit: with no margin
 /// an edge came 0.242 from a wall at radius 0.25 near 1,040,000, and with
