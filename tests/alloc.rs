@@ -141,11 +141,13 @@ fn hostile(shape: &str, n: usize) -> NavMesh {
 /// proportion to the level on combs, spirals, hubs and long diagonal
 /// walls (bytes ever allocated, a measure of work that wall time on a
 /// shared machine is not), and on a hub whose wedges cross the boundary.
-/// Their booleans are the crate's own sweeps (n log n comparisons, checked
-/// on both hubs by `bake::uncrossed`'s resource test). The boolean crate,
-/// which outlines crossing more than about once per edge still go to,
-/// grew about 3x for 2x the wedges on a hub while allocating little for
-/// it (BENCHMARKS.md, session 29): this test would not see that.
+/// The hubs' and the diagonal walls' edges are crowded (their boxes cover
+/// the level many times over), so their booleans are the crate's own
+/// sweeps (n log n comparisons, checked on both hubs by
+/// `bake::uncrossed`'s resource test); the comb's and the spiral's are the
+/// boolean crate's, linear on them. That crate grew about 3x for 2x the
+/// wedges on a hub while allocating little for it (BENCHMARKS.md, session
+/// 29): this test would not see that, the resource test does.
 #[test]
 fn baking_allocates_in_proportion_to_the_level() {
     let _turn = TURN

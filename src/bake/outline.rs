@@ -15,6 +15,7 @@ use i_overlay::core::overlay_rule::OverlayRule;
 use i_overlay::float::overlay::FloatOverlay;
 use i_overlay::i_float::adapter::FloatPointAdapter;
 use i_overlay::i_float::float::rect::FloatRect;
+use ordered_float::OrderedFloat;
 
 use crate::error::BakeError;
 use crate::geometry::TooMany;
@@ -71,12 +72,15 @@ pub(crate) struct Grid {
 
 impl Grid {
     /// Walkable space `subject` (where its winding is positive) less the
-    /// counter-clockwise obstacles `clip`, on this grid.
-    /// Outlines that do not meet once snapped are resolved without the
-    /// booleans ([`super::uncrossed`]).
+    /// counter-clockwise obstacles `clip`, on this grid. Where many edges'
+    /// boxes overlap ([`crowded`]), which the booleans' splitting pays for
+    /// pair by pair, the outlines are resolved by sweeps instead
+    /// ([`super::uncrossed`]), unless those give up.
     pub(crate) fn subtract(self, subject: &[Vec<[f64; 2]>], clip: &[Vec<[f64; 2]>]) -> Shapes {
-        if let Some(shapes) = super::uncrossed::subtract(self, subject, clip) {
-            return shapes;
+        if crowded(subject.iter().chain(clip)) {
+            if let Some(shapes) = super::uncrossed::subtract(self, subject, clip) {
+                return shapes;
+            }
         }
         if clip.is_empty() {
             self.overlay(subject, &[], OverlayRule::Subject, FillRule::Positive)
@@ -249,6 +253,78 @@ impl Grid {
             .overlay(rule, fill)
     }
 }
+
+/// Whether the edges of `contours` are crowded enough that the booleans'
+/// splitting, which tests the pairs of edges whose boxes overlap, would
+/// cost more than the sweeps of [`super::uncrossed`] (about ten times the
+/// booleans' cost per edge on ordinary levels, but O(n log n) however the
+/// boxes overlap). Two signs, each O(n log n) at most:
+/// - the boxes of the edges cover the level's box [`CROWDED_DEPTH`] times
+///   over (long slanted edges: a hub of 500 thin wedges covers it 78
+///   times, 1,000 wedges 156; hand-made levels and 20,000 scattered boxes
+///   at most 2);
+/// - or, the boxes being small, their projections overlap more than
+///   [`CROWDED_PAIRS`] times per edge on both axes (many short edges in
+///   one spot; 20,000 scattered boxes: 182).
+///
+/// Measured (BENCHMARKS.md, session 31): 20,000 scattered boxes took the
+/// booleans 60 ms and the sweeps 596; a hub of 1,000 wedges 6.8 and 5.9 ms,
+/// of 4,000 wedges 252 and 27 ms.
+fn crowded<'a>(contours: impl Iterator<Item = &'a Vec<[f64; 2]>> + Clone) -> bool {
+    let edges = || {
+        contours
+            .clone()
+            .flat_map(|c| (0..c.len()).map(move |k| (c[k], c[(k + 1) % c.len()])))
+    };
+    let (mut lo, mut hi, mut covered, mut n) = ([f64::MAX; 2], [f64::MIN; 2], 0.0, 0u64);
+    for (a, b) in edges() {
+        for k in 0..2 {
+            lo[k] = lo[k].min(a[k]).min(b[k]);
+            hi[k] = hi[k].max(a[k]).max(b[k]);
+        }
+        covered += (a[0] - b[0]).abs() * (a[1] - b[1]).abs();
+        n += 1;
+    }
+    if n == 0 {
+        return false;
+    }
+    let area = (hi[0] - lo[0]) * (hi[1] - lo[1]);
+    if covered > CROWDED_DEPTH * area {
+        return true;
+    }
+    // pairs whose projections overlap, per axis, up to the limit
+    let limit = CROWDED_PAIRS * n;
+    (0..2).all(|k| {
+        let mut spans: Vec<(f64, f64)> = edges()
+            .map(|(a, b)| (a[k].min(b[k]), a[k].max(b[k])))
+            .collect();
+        spans.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
+        let mut ends = std::collections::BinaryHeap::new();
+        let mut pairs = 0u64;
+        for (start, end) in spans {
+            // the spans still open: a min-heap of their ends
+            while ends
+                .peek()
+                .is_some_and(|e: &std::cmp::Reverse<OrderedFloat<f64>>| e.0 .0 < start)
+            {
+                ends.pop();
+            }
+            pairs += ends.len() as u64;
+            if pairs > limit {
+                return true;
+            }
+            ends.push(std::cmp::Reverse(OrderedFloat(end)));
+        }
+        false
+    })
+}
+
+/// Depth of cover by the edges' boxes past which [`crowded`] says so.
+const CROWDED_DEPTH: f64 = 64.0;
+
+/// Overlapping projections per edge, on both axes, past which [`crowded`]
+/// says so.
+const CROWDED_PAIRS: u64 = 4096;
 
 /// Most points where a level's outlines (walkable contours, obstacles,
 /// areas) may cross each other. The booleans' output, and their time, grows
@@ -495,7 +571,47 @@ impl Outline {
 
 #[cfg(test)]
 mod tests {
-    use super::{pen, swept};
+    use super::{crowded, pen, swept};
+
+    /// Hand-made levels are not crowded; a hub of long slanted wedges is
+    /// (its edges' boxes cover the level many times over), and so are many
+    /// short edges in one spot (their boxes are small but overlap).
+    #[test]
+    fn hubs_and_clusters_are_crowded_levels_are_not() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/levels");
+        for name in ["maze.json", "moba_lanes.json", "rts_base.json"] {
+            let level = crate::Level::from_file(dir.join(name)).expect("bundled level");
+            let contours: Vec<Vec<[f64; 2]>> = (level.walkable.iter().chain(&level.obstacles))
+                .map(|c| c.iter().map(|v| [f64::from(v.x), f64::from(v.y)]).collect())
+                .collect();
+            assert!(!crowded(contours.iter()), "{name}");
+        }
+        let field = vec![[0.0, 0.0], [4000.0, 0.0], [4000.0, 4000.0], [0.0, 4000.0]];
+        let wedges = |n: usize| -> Vec<Vec<[f64; 2]>> {
+            let turn = std::f64::consts::TAU / n as f64;
+            let at = |r: f64, t: f64| [2000.0 + r * t.cos(), 2000.0 + r * t.sin()];
+            let mut c: Vec<Vec<[f64; 2]>> = (0..n)
+                .map(|i| {
+                    let t = turn * i as f64;
+                    vec![at(20.0, t), at(1900.0, t), at(1900.0, t + 0.5 * turn)]
+                })
+                .collect();
+            c.push(field.clone());
+            c
+        };
+        assert!(!crowded(wedges(50).iter()));
+        assert!(crowded(wedges(1000).iter()));
+        // 10,000 unit squares stacked on one spot of the field
+        let mut pile: Vec<Vec<[f64; 2]>> = (0..10_000)
+            .map(|i| {
+                let o = 1000.0 + f64::from(i) * 1e-4;
+                vec![[o, o], [o + 1.0, o], [o + 1.0, o + 1.0], [o, o + 1.0]]
+            })
+            .collect();
+        assert!(!crowded(pile[..100].iter().chain([&field])));
+        pile.push(field);
+        assert!(crowded(pile.iter()));
+    }
 
     /// The pen holds the disc: every side is the inradius from the centre
     /// (so its edges are no nearer), and a swept outline holds the pen at

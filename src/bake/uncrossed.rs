@@ -1,4 +1,7 @@
-//! The booleans' answer without the booleans.
+//! The booleans' answer without the booleans, for crowded outlines (see
+//! `outline::crowded`: on ordinary levels the booleans are about ten
+//! times quicker per edge, but their splitting tests every pair of edges
+//! whose boxes overlap).
 //!
 //! Edges that cross at a point inside both, once snapped to the grid, are
 //! first cut there ([`crate::geometry::cut_at_crossings`]: a sweep finds
