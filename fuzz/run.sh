@@ -14,7 +14,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(level_json movingai_map scenario baked_bytes baked_body baked_fields grid_queries edit_sequences)
+  targets=(level_json movingai_map scenario baked_bytes baked_body baked_fields grid_queries edit_sequences booleans)
 fi
 data=../data
 # nightly through rustup, or the default toolchain with RUSTC_BOOTSTRAP

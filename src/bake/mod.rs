@@ -9,11 +9,11 @@
 mod hierarchy;
 mod merge;
 mod noding;
-mod outline;
+pub(crate) mod outline;
 mod sized;
 mod tiles;
 mod triangulate;
-mod uncrossed;
+pub(crate) mod uncrossed;
 
 use std::time::Instant;
 

@@ -226,3 +226,109 @@ fn apply(data: &mut MeshData, field: u8, at: usize, value: u32) {
         }
     }
 }
+
+/// What the `booleans` fuzz target compares: walkable polygons less
+/// obstacles, read from `data`, resolved by the crate's sweeps
+/// (`bake::uncrossed`, which cut crossing edges and run whether or not the
+/// edges are crowded here) and by the boolean crate. `None` when `data`
+/// names no walkable polygon.
+///
+/// `data` is read a polygon at a time: a byte whose low two bits give 3 to
+/// 6 corners and whose bit 2 makes it an obstacle, then two bytes per
+/// corner (x and y, 0 to 255, in quarter units, so corners lie on the grid
+/// and crossings mostly between its points).
+#[must_use]
+pub fn booleans_both_ways(data: &[u8]) -> Option<BooleansBothWays> {
+    use crate::bake::outline::{Contours, Grid};
+    use i_overlay::core::fill_rule::FillRule;
+    use i_overlay::core::overlay_rule::OverlayRule;
+
+    let (mut subject, mut clip): (Contours, Contours) = (Vec::new(), Vec::new());
+    let mut rest = data;
+    while let Some((&head, tail)) = rest.split_first() {
+        let corners = 3 + usize::from(head & 3);
+        let Some(points) = tail.get(..2 * corners) else {
+            break;
+        };
+        rest = &tail[2 * corners..];
+        let polygon: Vec<[f64; 2]> = points
+            .chunks_exact(2)
+            .map(|p| [f64::from(p[0]) / 4.0, f64::from(p[1]) / 4.0])
+            .collect();
+        if head & 4 == 0 {
+            subject.push(polygon);
+        } else {
+            // the caller's obstacles are counter-clockwise
+            let twice: f64 = (0..polygon.len())
+                .map(|k| {
+                    let (a, b) = (polygon[k], polygon[(k + 1) % polygon.len()]);
+                    a[0] * b[1] - a[1] * b[0]
+                })
+                .sum();
+            let mut polygon = polygon;
+            if twice < 0.0 {
+                polygon.reverse();
+            }
+            clip.push(polygon);
+        }
+    }
+    if subject.is_empty() {
+        return None;
+    }
+    let grid = Grid::new(64.0);
+    let area = |shapes: &crate::bake::outline::Shapes| -> f64 {
+        shapes
+            .iter()
+            .flatten()
+            .map(|c| {
+                (0..c.len())
+                    .map(|k| {
+                        let (a, b) = (c[k], c[(k + 1) % c.len()]);
+                        a[0] * b[1] - a[1] * b[0]
+                    })
+                    .sum::<f64>()
+                    / 2.0
+            })
+            .sum()
+    };
+    let sweeps = crate::bake::uncrossed::subtract(grid, &subject, &clip);
+    let booleans = if clip.is_empty() {
+        grid.overlay(&subject, &[], OverlayRule::Subject, FillRule::Positive)
+    } else {
+        grid.overlay(&subject, &clip, OverlayRule::Difference, FillRule::Positive)
+    };
+    let crossing = sweeps.as_ref().is_some_and(|shapes| {
+        let edges: Vec<(glam::DVec2, glam::DVec2)> = shapes
+            .iter()
+            .flatten()
+            .flat_map(|c| {
+                (0..c.len()).map(move |k| {
+                    let (a, b) = (c[k], c[(k + 1) % c.len()]);
+                    (glam::DVec2::new(a[0], a[1]), glam::DVec2::new(b[0], b[1]))
+                })
+            })
+            .collect();
+        edges.iter().enumerate().any(|(i, &(a0, a1))| {
+            edges[i + 1..]
+                .iter()
+                .any(|&(b0, b1)| crate::geometry::segments_cross(a0, a1, b0, b1))
+        })
+    });
+    Some(BooleansBothWays {
+        sweeps_area: sweeps.as_ref().map(area),
+        booleans_area: area(&booleans),
+        sweeps_edges_cross: crossing,
+    })
+}
+
+/// [`booleans_both_ways`]' answer.
+#[derive(Debug, Clone, Copy)]
+pub struct BooleansBothWays {
+    /// The area the sweeps leave, unless they gave the input up.
+    pub sweeps_area: Option<f64>,
+    /// The area the boolean crate leaves.
+    pub booleans_area: f64,
+    /// Whether two edges of the sweeps' answer cross or touch other than
+    /// at shared ends.
+    pub sweeps_edges_cross: bool,
+}
