@@ -60,9 +60,9 @@ const MAX_ROUNDS: usize = 3;
 /// cross (each crossing rounded to the grid); `None` when the cutting does
 /// not settle, cannot be exact or would cut more than about once per edge,
 /// or when stacked collinear edges would make the splitting quadratic (the
-/// caller then runs the booleans). Each contour of the result is a shape of its own,
-/// with the result on its left (counter-clockwise around what it fills);
-/// contours may touch themselves or one another at a vertex.
+/// caller then runs the booleans). Each contour of the result is a shape
+/// of its own, with the result on its left (counter-clockwise around what
+/// it fills); contours may touch themselves or one another at a vertex.
 pub(crate) fn subtract(
     grid: Grid,
     subject: &[Vec<[f64; 2]>],
@@ -373,7 +373,7 @@ mod tests {
                 c.reverse();
             }
         }
-        // without a proper crossing, the sweeps must answer
+        // the sweeps must answer (crossings here settle in one round)
         let edges: Vec<(DVec2, DVec2)> = subject
             .iter()
             .chain(&clip)
@@ -528,7 +528,7 @@ mod tests {
 
         #[test]
         /// Boxes on a fine grid, some slanted: nested, apart, touching,
-        /// crossing (which go back to the booleans).
+        /// crossing (cut where they cross, at grid points here).
         fn slanted_boxes_agree_with_the_booleans(input in quads(48, 12, 1.0, true)) {
             agrees_with_the_booleans(&input)?;
         }

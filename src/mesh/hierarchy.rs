@@ -568,7 +568,7 @@ impl HierarchyData {
                     "{n} nav nodes cannot have the all-pairs table (at most {MAX_TABLE_NODES}, \
                      and at most {TABLE_BYTES_PER_STORED_BYTE} bytes of table, {} here, per \
                      byte the hierarchy stores less its landmarks and stats, {} here)",
-                    6 * n * n,
+                    n.saturating_mul(n).saturating_mul(6),
                     self.table_allowance(),
                 ),
             );
