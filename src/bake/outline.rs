@@ -18,7 +18,7 @@ use i_overlay::i_float::float::rect::FloatRect;
 use ordered_float::OrderedFloat;
 
 use crate::error::BakeError;
-use crate::geometry::TooMany;
+use crate::geometry::{morton_spread, TooMany};
 use crate::level::Level;
 
 pub(crate) type Contours = Vec<Vec<[f64; 2]>>;
@@ -176,7 +176,7 @@ impl Grid {
                         ((0.5 * (a[k] + b[k]) - lo[k]) / size[k] * 65535.0).clamp(0.0, 65535.0)
                             as u32
                     };
-                    (spread(cell(0)) | spread(cell(1)) << 1, a, b)
+                    (morton_spread(cell(0)) | morton_spread(cell(1)) << 1, a, b)
                 })
             })
             .collect();
@@ -448,15 +448,6 @@ const SNAP_MARGIN: f64 = 6.0;
 /// booleans' time at radius 0.5 on the bundled and wide maps (BENCHMARKS.md,
 /// session 31): 16 to 64 are alike on maps; 32 is the fastest on hubs.
 const SWEPT_GROUP: usize = 32;
-
-/// The low 16 bits of `x` spread to the even bits (a Morton code's half).
-fn spread(mut x: u32) -> u32 {
-    x &= 0xffff;
-    x = (x | x << 8) & 0x00ff_00ff;
-    x = (x | x << 4) & 0x0f0f_0f0f;
-    x = (x | x << 2) & 0x3333_3333;
-    (x | x << 1) & 0x5555_5555
-}
 
 /// Steps a wall along an axis or a diagonal runs at least to be swept by
 /// the octagon. Shorter ones are pieces of a slanted wall that the noding

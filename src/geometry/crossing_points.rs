@@ -241,6 +241,16 @@ impl Sweep {
         self.found.push((old.segment, c));
     }
 
+    /// The pieces next below and above where `p` is, or would be, in the
+    /// status.
+    fn neighbours(&self, p: &Piece) -> (Option<u32>, Option<u32>) {
+        let below = self.status.range(..*p).next_back().map(|n| n.id);
+        let above = (self.status.range((Bound::Excluded(*p), Bound::Unbounded)))
+            .next()
+            .map(|n| n.id);
+        (below, above)
+    }
+
     /// Cuts pieces `a` and `b` where they cross, if they cross inside both.
     fn test(&mut self, a: u32, b: u32, a_in_status: bool) {
         let (pa, pb) = (self.pieces[a as usize], self.pieces[b as usize]);
@@ -310,12 +320,7 @@ pub(crate) fn crossing_points(
         let id = event.piece;
         let p = sweep.pieces[id as usize];
         if event.kind == START {
-            let below = sweep.status.range(..p).next_back().map(|n| n.id);
-            let above = sweep
-                .status
-                .range((Bound::Excluded(p), Bound::Unbounded))
-                .next()
-                .map(|n| n.id);
+            let (below, above) = sweep.neighbours(&p);
             for n in [below, above].into_iter().flatten() {
                 sweep.test(id, n, false);
             }
@@ -345,12 +350,7 @@ pub(crate) fn crossing_points(
                 }
             }
             sweep.status.remove(&p);
-            let below = sweep.status.range(..p).next_back().map(|n| n.id);
-            let above = sweep
-                .status
-                .range((Bound::Excluded(p), Bound::Unbounded))
-                .next()
-                .map(|n| n.id);
+            let (below, above) = sweep.neighbours(&p);
             if let (Some(b), Some(a)) = (below, above) {
                 sweep.test(b, a, true);
             }

@@ -27,6 +27,17 @@ pub(crate) use sweep::{below_each, ends_inside, first_conflict, first_double_cov
 /// representable values is 1/8 of a unit, the coarsest we accept for a level.
 pub const MAX_COORD: f32 = 1_048_576.0;
 
+/// The low 16 bits of `x` spread to the even bits: half a Morton code
+/// (`spread(x) | spread(y) << 1` orders cells along a Z curve).
+#[inline]
+pub(crate) fn morton_spread(mut x: u32) -> u32 {
+    x &= 0xffff;
+    x = (x | x << 8) & 0x00ff_00ff;
+    x = (x | x << 4) & 0x0f0f_0f0f;
+    x = (x | x << 2) & 0x3333_3333;
+    (x | x << 1) & 0x5555_5555
+}
+
 /// Twice the signed area of triangle `a b c` (positive when counter-clockwise).
 #[inline]
 #[must_use]

@@ -9,6 +9,7 @@ use super::hierarchical::{
 };
 use super::{Ends, Goal, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
+use crate::geometry::morton_spread;
 use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::NavMesh;
 use crate::search::{astar, Leg, NavGraph, LEG};
@@ -517,20 +518,11 @@ fn morton_order(mesh: &NavMesh, points: &[Vec2], order: &mut Vec<u128>) {
     order.extend(points.iter().enumerate().map(|(i, &p)| {
         // glam's clamp takes a NaN to the lower end
         let q = ((p - b.min) * scale).clamp(Vec2::ZERO, Vec2::splat(65535.0));
-        let cell = spread(q.x as u32) | spread(q.y as u32) << 1;
+        let cell = morton_spread(q.x as u32) | morton_spread(q.y as u32) << 1;
         let bits = u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits());
         u128::from(cell) << 96 | u128::from(bits) << 32 | i as u128
     }));
     order.sort_unstable();
-}
-
-/// The low 16 bits of `x` spread to the even bits.
-fn spread(mut x: u32) -> u32 {
-    x &= 0xffff;
-    x = (x | x << 8) & 0x00ff_00ff;
-    x = (x | x << 4) & 0x0f0f_0f0f;
-    x = (x | x << 2) & 0x3333_3333;
-    (x | x << 1) & 0x5555_5555
 }
 
 #[cfg(test)]
