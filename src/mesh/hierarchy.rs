@@ -72,6 +72,10 @@ pub(crate) const MAX_TABLE_NODES: usize = 2048;
 /// search the nav nodes instead.
 pub(crate) const TABLE_BYTES_PER_STORED_BYTE: u64 = 16;
 
+/// Bytes of one all-pairs table entry: the distance (`f32`) and the
+/// corridor it arrives by (`u16`).
+const TABLE_ENTRY_BYTES: u64 = (std::mem::size_of::<f32>() + std::mem::size_of::<u16>()) as u64;
+
 /// All-pairs L2 shortest routes: what a query looks up instead of
 /// searching L2. Never stored: computed from the corridors on bake and on
 /// load ([`HierarchyData::compute_table`]).
@@ -112,8 +116,7 @@ impl TableBuild {
         if n == 0 || n > MAX_TABLE_NODES {
             return None;
         }
-        let entry = (std::mem::size_of::<f32>() + std::mem::size_of::<u16>()) as u64;
-        if entry * (n * n) as u64 > TABLE_BYTES_PER_STORED_BYTE * h.table_allowance() {
+        if TABLE_ENTRY_BYTES * (n * n) as u64 > TABLE_BYTES_PER_STORED_BYTE * h.table_allowance() {
             return None;
         }
         let mut place = vec![[0u16; 2]; h.corridors.len()];
@@ -568,7 +571,7 @@ impl HierarchyData {
                     "{n} nav nodes cannot have the all-pairs table (at most {MAX_TABLE_NODES}, \
                      and at most {TABLE_BYTES_PER_STORED_BYTE} bytes of table, {} here, per \
                      byte the hierarchy stores less its landmarks and stats, {} here)",
-                    n.saturating_mul(n).saturating_mul(6),
+                    n.saturating_mul(n).saturating_mul(TABLE_ENTRY_BYTES),
                     self.table_allowance(),
                 ),
             );
