@@ -224,9 +224,18 @@ fn a_warm_batch_allocates_nothing_per_request() {
     let mut count = |n: usize| {
         // warm: the first call grows the buffers for these requests
         batch.find_paths(&mesh, &requests[..n], &filter);
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        batch.find_paths(&mesh, &requests[..n], &filter);
-        ALLOCATIONS.load(Ordering::Relaxed) - before
+        // the fewest of three calls: the counter is the whole process's,
+        // and the test harness's thread may be reporting the test before
+        // this one meanwhile (a burst of 64 and more, now and then, in
+        // full runs)
+        (0..3)
+            .map(|_| {
+                let before = ALLOCATIONS.load(Ordering::Relaxed);
+                batch.find_paths(&mesh, &requests[..n], &filter);
+                ALLOCATIONS.load(Ordering::Relaxed) - before
+            })
+            .min()
+            .unwrap_or(0)
     };
     let (small, large) = (count(80), count(800));
     // a thread pool may allocate a little per call (up to 9 seen on 800
