@@ -128,11 +128,33 @@ impl Grid {
     /// them in patches first: the two round differently, each within the
     /// margin). Walls go a further [`SNAP_MARGIN`] steps so that
     /// rounding to this grid cannot bring one nearer than the radius.
+    ///
+    /// On a crowded level ([`crowded`]: near a hub the sweeps of walls far
+    /// apart along the Morton curve overlap too) the patches are united
+    /// [`SWEPT_FAN`] at a time up a tree, each level rounding once more
+    /// ([`CROWDED_LEVEL_MARGIN`]), and the difference, which then meets no
+    /// crossing, is the sweeps' ([`super::uncrossed`]).
     pub(crate) fn erode(self, shapes: Shapes, radius: f32) -> Shapes {
+        let tree = crowded(shapes.iter().flatten());
+        self.erode_with(shapes, radius, tree)
+    }
+
+    /// [`Grid::erode`], its patches united up a tree or not.
+    fn erode_with(self, shapes: Shapes, radius: f32, tree: bool) -> Shapes {
         if radius <= 0.0 || shapes.is_empty() {
             return shapes;
         }
-        let pens = &self.pens(radius);
+        let levels = tree.then(|| {
+            let walls: usize = shapes.iter().flatten().map(Vec::len).sum();
+            let (mut patches, mut levels) = (walls.div_ceil(SWEPT_GROUP), 0);
+            while patches > 1 {
+                patches = patches.div_ceil(SWEPT_FAN);
+                levels += 1;
+            }
+            levels
+        });
+        let margin = SNAP_MARGIN + CROWDED_LEVEL_MARGIN * f64::from(levels.unwrap_or(0));
+        let pens = &self.pens_with(radius, margin);
         // a pen wider than walkable space's whole box leaves nothing (and
         // sweeps stay within a few times the box, in i_overlay's integers)
         let (lo, hi) = shapes.iter().flatten().flatten().fold(
@@ -181,28 +203,49 @@ impl Grid {
             })
             .collect();
         walls.sort_by_key(|w| w.0);
-        let swept_walls: Contours = walls
+        let mut patches: Vec<Contours> = walls
             .chunks(SWEPT_GROUP)
-            .flat_map(|group| {
+            .map(|group| {
                 let swept: Contours = group.iter().map(|w| pens.sweep(w.1, w.2)).collect();
-                wide.overlay(&swept, &[], OverlayRule::Subject, FillRule::NonZero)
-                    .into_iter()
-                    .flatten()
+                let united = wide.overlay(&swept, &[], OverlayRule::Subject, FillRule::NonZero);
+                united.into_iter().flatten().collect()
             })
             .collect();
+        for _ in 0..levels.unwrap_or(0) {
+            patches = patches
+                .chunks(SWEPT_FAN)
+                .map(|group| {
+                    let all: Contours = group.iter().flatten().cloned().collect();
+                    let united = wide.overlay(&all, &[], OverlayRule::Subject, FillRule::NonZero);
+                    united.into_iter().flatten().collect()
+                })
+                .collect();
+        }
+        let swept_walls: Contours = patches.into_iter().flatten().collect();
         let walkable: Contours = shapes.into_iter().flatten().collect();
-        wide.overlay(
-            &walkable,
-            &swept_walls,
-            OverlayRule::Difference,
-            FillRule::NonZero,
-        )
+        // every wall lies inside its sweep: once the sweeps are one outline,
+        // walkable space's edges cross none of its edges
+        levels
+            .and_then(|_| super::uncrossed::subtract(wide, &walkable, &swept_walls))
+            .unwrap_or_else(|| {
+                wide.overlay(
+                    &walkable,
+                    &swept_walls,
+                    OverlayRule::Difference,
+                    FillRule::NonZero,
+                )
+            })
     }
 
     /// The pens an erosion by `radius` sweeps on this grid: their sides the
     /// radius plus [`SNAP_MARGIN`] steps from their centre.
     pub(crate) fn pens(self, radius: f32) -> Pens {
-        let inradius = f64::from(radius) + SNAP_MARGIN / self.scale;
+        self.pens_with(radius, SNAP_MARGIN)
+    }
+
+    /// The pens of [`Grid::pens`] with `margin` steps beyond the radius.
+    fn pens_with(self, radius: f32, margin: f64) -> Pens {
+        let inradius = f64::from(radius) + margin / self.scale;
         Pens {
             octagon: pen(inradius, 8),
             sixteen: pen(inradius, 16),
@@ -449,6 +492,25 @@ const SNAP_MARGIN: f64 = 6.0;
 /// session 31): 16 to 64 are alike on maps; 32 is the fastest on hubs.
 const SWEPT_GROUP: usize = 32;
 
+/// Patches an erosion on a crowded level ([`Grid::erode`]) unites at a
+/// time, level by level, until one outline is left. Near a hub the swept
+/// walls of the whole level overlap; each level unites neighbouring
+/// patches, whose overlapping sweeps merge, so the next level meets fewer
+/// edges than it would have. Each level passes over every edge left, so
+/// fewer levels cost less: on a hub of 4,000 thin wedges at radius 0.5
+/// (`tests/alloc.rs`' hub, 16,000 walls, 500 patches) the unions took
+/// 1.9 s two at a time, 1.2 s four, 0.7 s eight and 0.9 s sixteen, and
+/// a single union of all the patches 1.8 s (BENCHMARKS.md, session 32).
+const SWEPT_FAN: usize = 8;
+
+/// Steps added to [`SNAP_MARGIN`] per level of the union of an erosion's
+/// patches on a crowded level ([`Grid::erode`]): a union rounds
+/// each new crossing to the grid, moving the outline by up to sqrt(1/2)
+/// steps from where the level before left it, so k levels move it by up to
+/// k * sqrt(1/2) more (the argument of
+/// `crossing_points::tests::after_the_rounds_nothing_crosses`).
+const CROWDED_LEVEL_MARGIN: f64 = std::f64::consts::FRAC_1_SQRT_2;
+
 /// Steps a wall along an axis or a diagonal runs at least to be swept by
 /// the octagon. Shorter ones are pieces of a slanted wall that the noding
 /// bent through a hot pixel ([`super::noding`]): the octagon's corners
@@ -562,7 +624,7 @@ impl Outline {
 
 #[cfg(test)]
 mod tests {
-    use super::{crowded, pen, swept};
+    use super::{crowded, pen, swept, Contours, Grid, Shapes};
 
     /// Hand-made levels are not crowded; a hub of long slanted wedges is
     /// (its edges' boxes cover the level many times over), and so are many
@@ -602,6 +664,90 @@ mod tests {
         assert!(!crowded(pile[..100].iter().chain([&field])));
         pile.push(field);
         assert!(crowded(pile.iter()));
+    }
+
+    /// A hub of 600 thin wedges is crowded: its erosion unites the swept
+    /// walls up a tree and subtracts them by the sweeps. At radius 0.5 that
+    /// keeps every wall of the level at least the radius from the outline
+    /// (checked against the level's own edges), and leaves the space the
+    /// erosion without the tree leaves (one difference by the booleans):
+    /// the areas differ by less than the outline's length times 8 steps,
+    /// what the two roundings and the tree's extra margin can move it.
+    #[test]
+    fn a_crowded_erosion_united_up_a_tree_keeps_the_radius_and_the_space() {
+        let n = 600;
+        let turn = std::f64::consts::TAU / f64::from(n);
+        let at = |r: f64, t: f64| [2000.0 + r * t.cos(), 2000.0 + r * t.sin()];
+        let wedges: Contours = (0..n)
+            .map(|i| {
+                let t = turn * f64::from(i);
+                vec![at(20.0, t), at(1900.0, t), at(1900.0, t + 0.5 * turn)]
+            })
+            .collect();
+        let field = vec![[0.0, 0.0], [4000.0, 0.0], [4000.0, 4000.0], [0.0, 4000.0]];
+        let grid = Grid::new(4000.0);
+        let shapes = grid.subtract(std::slice::from_ref(&field), &wedges);
+        assert!(crowded(shapes.iter().flatten()));
+        let radius = 0.5;
+        let tree = grid.erode_with(shapes.clone(), radius, true);
+        let plain = grid.erode_with(shapes, radius, false);
+
+        let edges = |c: &Vec<[f64; 2]>| {
+            let c = c.clone();
+            (0..c.len()).map(move |i| (c[i], c[(i + 1) % c.len()]))
+        };
+        let walls: Vec<([f64; 2], [f64; 2])> =
+            wedges.iter().chain([&field]).flat_map(edges).collect();
+        let mut closest = f64::INFINITY;
+        for (a, b) in tree.iter().flatten().flat_map(edges) {
+            for &(c, d) in &walls {
+                closest = closest.min(segment_distance(a, b, c, d));
+            }
+        }
+        assert!(
+            closest >= f64::from(radius),
+            "an edge {closest} from a wall"
+        );
+
+        let area = |s: &Shapes| -> f64 {
+            let twice: f64 = s
+                .iter()
+                .flatten()
+                .flat_map(edges)
+                .map(|(a, b)| a[0] * b[1] - a[1] * b[0])
+                .sum();
+            0.5 * twice
+        };
+        let length: f64 = tree
+            .iter()
+            .flatten()
+            .flat_map(edges)
+            .map(|(a, b)| (b[0] - a[0]).hypot(b[1] - a[1]))
+            .sum();
+        let (a, b) = (area(&tree), area(&plain));
+        assert!(
+            (a - b).abs() < length * 8.0 / grid.scale,
+            "areas {a} and {b}, outline {length}"
+        );
+    }
+
+    /// Distance between segments `a`-`b` and `c`-`d` (0 when they cross).
+    fn segment_distance(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> f64 {
+        let v = |p: [f64; 2]| glam::DVec2::new(p[0], p[1]);
+        let (a, b, c, d) = (v(a), v(b), v(c), v(d));
+        let orient = |p: glam::DVec2, q: glam::DVec2, r: glam::DVec2| (q - p).perp_dot(r - p);
+        if orient(a, b, c) * orient(a, b, d) < 0.0 && orient(c, d, a) * orient(c, d, b) < 0.0 {
+            return 0.0;
+        }
+        let to = |p: glam::DVec2, s: glam::DVec2, e: glam::DVec2| {
+            let t = ((p - s).dot(e - s) / (e - s).length_squared().max(f64::MIN_POSITIVE))
+                .clamp(0.0, 1.0);
+            p.distance(s + (e - s) * t)
+        };
+        to(a, c, d)
+            .min(to(b, c, d))
+            .min(to(c, a, b))
+            .min(to(d, a, b))
     }
 
     /// The pen holds the disc: every side is the inradius from the centre
