@@ -508,7 +508,7 @@ const SWEPT_FAN: usize = 8;
 /// each new crossing to the grid, moving the outline by up to sqrt(1/2)
 /// steps from where the level before left it, so k levels move it by up to
 /// k * sqrt(1/2) more (the argument of
-/// `crossing_points::tests::after_the_rounds_nothing_crosses`).
+/// `crossing_points::tests::rounds_keep_pieces_near_their_segment`).
 const CROWDED_LEVEL_MARGIN: f64 = std::f64::consts::FRAC_1_SQRT_2;
 
 /// Steps a wall along an axis or a diagonal runs at least to be swept by

@@ -498,7 +498,7 @@ mod tests {
         /// booleans), each segment's pieces run end to end from its start to
         /// its end, within a bound of it that grows with the rounds.
         #[test]
-        fn after_the_rounds_nothing_crosses(segs in segments(40)) {
+        fn rounds_keep_pieces_near_their_segment(segs in segments(40)) {
             let tagged: Vec<([Point; 2], usize)> = segs
                 .iter()
                 .copied()
