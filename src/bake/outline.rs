@@ -668,11 +668,8 @@ mod tests {
 
     /// A hub of 600 thin wedges is crowded: its erosion unites the swept
     /// walls up a tree and subtracts them by the sweeps. At radius 0.5 that
-    /// keeps every wall of the level at least the radius from the outline
-    /// (checked against the level's own edges), and leaves the space the
-    /// erosion without the tree leaves (one difference by the booleans):
-    /// the areas differ by less than the outline's length times 8 steps,
-    /// what the two roundings and the tree's extra margin can move it.
+    /// keeps the radius from the level's own edges and leaves the space the
+    /// erosion without the tree leaves ([`check_crowded_erosion`]).
     #[test]
     fn a_crowded_erosion_united_up_a_tree_keeps_the_radius_and_the_space() {
         let n = 600;
@@ -684,11 +681,74 @@ mod tests {
                 vec![at(20.0, t), at(1900.0, t), at(1900.0, t + 0.5 * turn)]
             })
             .collect();
-        let field = vec![[0.0, 0.0], [4000.0, 0.0], [4000.0, 4000.0], [0.0, 4000.0]];
-        let grid = Grid::new(4000.0);
-        let shapes = grid.subtract(std::slice::from_ref(&field), &wedges);
-        assert!(crowded(shapes.iter().flatten()));
-        let radius = 0.5;
+        check_crowded_erosion(4000.0, &wedges, 0.5).unwrap();
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(8))]
+
+        /// The same on fields crossed by long thin bars side by side, from
+        /// one half of a side of the field to the other half of the
+        /// opposite side (crowded: each bar's box covers half the field),
+        /// at random spacings and widths and any radius.
+        #[test]
+        fn crowded_erosions_keep_the_radius_and_the_space(
+            bars in proptest::collection::vec((0.05..1.0f64, 0.05..1.0f64, 0.1..0.6f64), 230..260),
+            radius in 0.05..1.0f32,
+            across in proptest::bool::ANY,
+        ) {
+            // cumulative gaps, scaled to leave each half of a side for the
+            // bars' ends: bar i starts after bar i - 1 ends, at both ends
+            let widths: f64 = bars.iter().map(|b| b.2).sum();
+            let ends = |k: usize| {
+                let gaps: f64 = bars.iter().map(|b| if k == 0 { b.0 } else { b.1 }).sum();
+                let scale = (495.0 - widths) / gaps;
+                let mut at = if k == 0 { 2.0 } else { 502.0 };
+                bars.iter()
+                    .map(|b| {
+                        at += (if k == 0 { b.0 } else { b.1 }) * scale;
+                        let here = at;
+                        at += b.2;
+                        here
+                    })
+                    .collect::<Vec<f64>>()
+            };
+            let (from, to) = (ends(0), ends(1));
+            let flip = |p: [f64; 2]| if across { [p[1], p[0]] } else { p };
+            let bars: Contours = (0..bars.len())
+                .map(|i| {
+                    let w = bars[i].2;
+                    let (a, b) = ([from[i], 0.0], [to[i], 1000.0]);
+                    let mut bar = [a, [a[0] + w, 0.0], [b[0] + w, 1000.0], b].map(flip).to_vec();
+                    if across {
+                        // mirrored: counter-clockwise again
+                        bar.reverse();
+                    }
+                    bar
+                })
+                .collect();
+            check_crowded_erosion(1000.0, &bars, radius)
+                .map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+    }
+
+    /// Erodes a square field of side `side` with `obstacles` by `radius`,
+    /// with the tree and without it: the tree's outline keeps every
+    /// obstacle and side of the field at least the radius away, and its
+    /// area is the other's within the outline's length times 8 steps, what
+    /// the two roundings and the tree's extra margin can move it.
+    fn check_crowded_erosion(side: f64, obstacles: &Contours, radius: f32) -> Result<(), String> {
+        let field = vec![[0.0, 0.0], [side, 0.0], [side, side], [0.0, side]];
+        let grid = Grid::new(side);
+        let shapes = grid.subtract(std::slice::from_ref(&field), obstacles);
+        if !crowded(shapes.iter().flatten()) {
+            return Err(format!(
+                "not crowded: {} contours, {} edges, {:?}",
+                shapes.len(),
+                shapes.iter().flatten().map(Vec::len).sum::<usize>(),
+                obstacles.first()
+            ));
+        }
         let tree = grid.erode_with(shapes.clone(), radius, true);
         let plain = grid.erode_with(shapes, radius, false);
 
@@ -697,18 +757,16 @@ mod tests {
             (0..c.len()).map(move |i| (c[i], c[(i + 1) % c.len()]))
         };
         let walls: Vec<([f64; 2], [f64; 2])> =
-            wedges.iter().chain([&field]).flat_map(edges).collect();
+            obstacles.iter().chain([&field]).flat_map(edges).collect();
         let mut closest = f64::INFINITY;
         for (a, b) in tree.iter().flatten().flat_map(edges) {
             for &(c, d) in &walls {
                 closest = closest.min(segment_distance(a, b, c, d));
             }
         }
-        assert!(
-            closest >= f64::from(radius),
-            "an edge {closest} from a wall"
-        );
-
+        if closest < f64::from(radius) {
+            return Err(format!("an edge {closest} from a wall"));
+        }
         let area = |s: &Shapes| -> f64 {
             let twice: f64 = s
                 .iter()
@@ -725,10 +783,10 @@ mod tests {
             .map(|(a, b)| (b[0] - a[0]).hypot(b[1] - a[1]))
             .sum();
         let (a, b) = (area(&tree), area(&plain));
-        assert!(
-            (a - b).abs() < length * 8.0 / grid.scale,
-            "areas {a} and {b}, outline {length}"
-        );
+        if (a - b).abs() >= length * 8.0 / grid.scale {
+            return Err(format!("areas {a} and {b}, outline {length}"));
+        }
+        Ok(())
     }
 
     /// Distance between segments `a`-`b` and `c`-`d` (0 when they cross).
