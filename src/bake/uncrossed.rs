@@ -47,12 +47,15 @@ use crate::geometry::{
 };
 
 /// Rounds of cutting at crossings before the booleans take over. One
-/// settles almost every level (every case of this module's properties
-/// settles within three). Rounding only the crossings is not snap rounding:
-/// where many edges run within a step of one another, each round's bends
-/// make new crossings (an erosion's overlapping sweeps near a hub still
-/// had 16 after 8 rounds), so the rounds stop early rather than spend
-/// time the booleans will spend again.
+/// settles almost every level; three settle 991 of 1,000 random crowded
+/// inputs (`crossing_points`' `rounds_settle_on_nearly_all_crowded_inputs`).
+/// Rounding only the crossings is not snap rounding: where many edges run
+/// within a step of one another, each round's bends make new crossings (an
+/// erosion's overlapping sweeps near a hub, all at once, still had 16 after
+/// 8 rounds), so the rounds stop early rather than spend time the booleans
+/// will spend again. (An erosion on a crowded level unites its sweeps by
+/// the booleans first and leaves these sweeps a difference with nothing to
+/// round: `outline::Grid::erode`.)
 const MAX_ROUNDS: usize = 3;
 
 /// `subject` (filled where its winding is positive) less `clip` (filled
