@@ -203,24 +203,21 @@ impl Grid {
             })
             .collect();
         walls.sort_by_key(|w| w.0);
+        let unite = |contours: &Contours| -> Contours {
+            let united = wide.overlay(contours, &[], OverlayRule::Subject, FillRule::NonZero);
+            united.into_iter().flatten().collect()
+        };
         let mut patches: Vec<Contours> = walls
             .chunks(SWEPT_GROUP)
-            .map(|group| {
-                let swept: Contours = group.iter().map(|w| pens.sweep(w.1, w.2)).collect();
-                let united = wide.overlay(&swept, &[], OverlayRule::Subject, FillRule::NonZero);
-                united.into_iter().flatten().collect()
-            })
+            .map(|group| unite(&group.iter().map(|w| pens.sweep(w.1, w.2)).collect()))
             .collect();
         for _ in 0..levels.unwrap_or(0) {
             patches = patches
                 .chunks(SWEPT_FAN)
-                .map(|group| {
-                    let all: Contours = group.iter().flatten().cloned().collect();
-                    let united = wide.overlay(&all, &[], OverlayRule::Subject, FillRule::NonZero);
-                    united.into_iter().flatten().collect()
-                })
+                .map(|group| unite(&group.concat()))
                 .collect();
         }
+        debug_assert!(levels.is_none() || patches.len() <= 1, "one outline left");
         let swept_walls: Contours = patches.into_iter().flatten().collect();
         let walkable: Contours = shapes.into_iter().flatten().collect();
         // every wall lies inside its sweep: once the sweeps are one outline,
@@ -498,17 +495,22 @@ const SWEPT_GROUP: usize = 32;
 /// patches, whose overlapping sweeps merge, so the next level meets fewer
 /// edges than it would have. Each level passes over every edge left, so
 /// fewer levels cost less: on a hub of 4,000 thin wedges at radius 0.5
-/// (`tests/alloc.rs`' hub, 16,000 walls, 500 patches) the unions took
-/// 1.9 s two at a time, 1.2 s four, 0.7 s eight and 0.9 s sixteen, and
-/// a single union of all the patches 1.8 s (BENCHMARKS.md, session 32).
+/// (`tests/alloc.rs`' hub, about 12,000 walls, 376 patches) i_overlay's
+/// unions took 1.9 s two at a time, 1.2 s four, 0.7 s eight and 0.9 s
+/// sixteen; one union of all the patches by the crate's sweeps took 1.8 s
+/// (BENCHMARKS.md, session 32).
 const SWEPT_FAN: usize = 8;
 
 /// Steps added to [`SNAP_MARGIN`] per level of the union of an erosion's
-/// patches on a crowded level ([`Grid::erode`]): a union rounds
-/// each new crossing to the grid, moving the outline by up to sqrt(1/2)
-/// steps from where the level before left it, so k levels move it by up to
-/// k * sqrt(1/2) more (the argument of
-/// `crossing_points::tests::rounds_keep_pieces_near_their_segment`).
+/// patches on a crowded level ([`Grid::erode`]): an estimate, not a proven
+/// bound. Rounding a crossing to the nearest grid point moves it up to
+/// sqrt(1/2) steps (the argument of
+/// `crossing_points::tests::rounds_keep_pieces_near_their_segment`, about
+/// the crate's own cutting), but i_overlay, which runs these unions, may
+/// split again within one overlay and snap a crossing to an end within a
+/// radius that grows pass by pass, as [`SNAP_MARGIN`] already allows for.
+/// The clearance tests (`crowded_erosions_keep_the_radius_and_the_space`)
+/// are the check.
 const CROWDED_LEVEL_MARGIN: f64 = std::f64::consts::FRAC_1_SQRT_2;
 
 /// Steps a wall along an axis or a diagonal runs at least to be swept by
@@ -735,8 +737,10 @@ mod tests {
     /// Erodes a square field of side `side` with `obstacles` by `radius`,
     /// with the tree and without it: the tree's outline keeps every
     /// obstacle and side of the field at least the radius away, and its
-    /// area is the other's within the outline's length times 8 steps, what
-    /// the two roundings and the tree's extra margin can move it.
+    /// area is the other's within the outline's length times 8 steps (a
+    /// loose bound: the two share their pens and patches, and differ by the
+    /// tree's extra margin, 1.4 steps at two levels, and their roundings;
+    /// about 1 step is measured).
     fn check_crowded_erosion(side: f64, obstacles: &Contours, radius: f32) -> Result<(), String> {
         let field = vec![[0.0, 0.0], [side, 0.0], [side, side], [0.0, side]];
         let grid = Grid::new(side);

@@ -6,7 +6,8 @@
 //! Edges that cross at a point inside both, once snapped to the grid, are
 //! first cut there ([`crate::geometry::cut_at_crossings`]: a sweep finds
 //! every crossing in O((n + k) log n) for k crossings, each is rounded to
-//! the grid, and the rounds repeat until nothing crosses). What is left may
+//! the grid, and the rounds repeat until nothing crosses, at most
+//! [`MAX_ROUNDS`] times before the booleans take over). What is left may
 //! touch and overlap (obstacles against the boundary, walls meeting end to
 //! end, as in most hand-made levels) but needs no new point, and the
 //! result is found in three sweeps, O(n log n):

@@ -545,7 +545,8 @@ mod tests {
     /// Iterated rounding settles within three rounds on nearly all crowded
     /// inputs (40 segments in an 80-step square, many crossings): 991 of
     /// these 1,000, asserted at 970. `uncrossed` stops after three rounds
-    /// and falls back to the booleans, so this bounds how often that runs.
+    /// and falls back to the booleans, so this indicates how often that
+    /// runs (random segments are not a level's outlines).
     #[test]
     fn rounds_settle_on_nearly_all_crowded_inputs() {
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
