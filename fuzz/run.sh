@@ -6,8 +6,9 @@
 # FUZZ_TOOLCHAIN=stable it builds with the default toolchain (RUSTC_BOOTSTRAP=1, no
 # sanitizer: panics, timeouts and memory limits are still caught, memory
 # errors in unsafe code are not, and this crate has none of its own).
-# A crash leaves its input in fuzz/artifacts/TARGET/; turn it into a named
-# regression test in tests/suite/ before fixing it.
+# A crash leaves its input in fuzz/artifacts/TARGET/; commit it to
+# fuzz/regressions/TARGET/ (it seeds the corpus from then on) and turn it into
+# a named regression test before fixing it.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-60}
@@ -59,6 +60,13 @@ for f in "$data"/levels/*.json "$data/maps/arena.map"; do
     echo "seeding: portalnav bake $f failed:"; cat corpus/bake.err; exit 1
   fi
   tail -c +29 "corpus/baked_bytes/$name.nav" > "corpus/baked_body/$name.body"
+done
+# inputs that once crashed a target (each has a named regression test)
+for d in regressions/*/; do
+  [ -d "$d" ] || continue
+  t=$(basename "$d")
+  mkdir -p "corpus/$t"
+  cp "$d"* "corpus/$t/"
 done
 
 for t in "${targets[@]}"; do

@@ -437,6 +437,47 @@ mod tests {
         assert!(matches!(&error, FileError::Invalid(_)), "{error}");
     }
 
+    /// Regression (CI's fuzzing of `baked_body`, session 33): a region
+    /// with no vertices has an empty box, whose cells the point locator
+    /// counted by subtracting the first from the last (an overflow: a panic
+    /// in debug builds, a wrap in release), before validation ran. The
+    /// fuzzer's input is committed; it and a region emptied by hand are
+    /// refused.
+    #[test]
+    fn a_region_without_vertices_is_refused_on_load() {
+        let body: &[u8] = include_bytes!(
+            "../../fuzz/regressions/baked_body/crash-0c73b6715945e7b6fc64f5e675f86dc021be2f20"
+        );
+        let mut file = b"PNAVMESH".to_vec();
+        file.extend_from_slice(&crate::FORMAT_VERSION.to_le_bytes());
+        file.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        file.extend_from_slice(&super::fnv1a64(body).to_le_bytes());
+        file.extend_from_slice(body);
+        let error = NavMesh::from_bytes(&file).expect_err("the fuzzer's file");
+        assert!(matches!(&error, FileError::Invalid(_)), "{error}");
+
+        let level = crate::Level::from_json_str(
+            r#"{"walkable": [[[0,0],[20,0],[20,10],[10,10],[10,20],[0,20]]]}"#,
+        )
+        .unwrap();
+        let config = BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &config).unwrap();
+        let mut data = mesh.data.clone();
+        let region = data.regions.values_mut().last().unwrap();
+        region.vertices.clear();
+        region.portals.clear();
+        let bytes = encode(&data).unwrap();
+        let error = NavMesh::from_bytes(&bytes).expect_err("a region without vertices");
+        assert!(
+            matches!(&error, FileError::Invalid(ValidationError::Region { reason, .. })
+                if reason.contains("vertices")),
+            "{error:?}"
+        );
+    }
+
     /// Regression (hostile-input campaign): a header length of u64::MAX
     /// overflowed when the header size was added to it.
     #[test]

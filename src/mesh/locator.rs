@@ -219,11 +219,12 @@ impl Locator {
         })
     }
 
-    /// How many cells the box `b` covers.
+    /// How many cells the box `b` covers (none when it is empty).
     fn cells_under(&self, b: &Aabb) -> u64 {
         let (x0, y0) = self.cell_of(b.min);
         let (x1, y1) = self.cell_of(b.max);
-        u64::from(x1 - x0 + 1) * u64::from(y1 - y0 + 1)
+        let span = |lo: u32, hi: u32| u64::from(hi.saturating_add(1).saturating_sub(lo));
+        span(x0, x1) * span(y0, y1)
     }
 
     /// Calls `f` with each cell the box `b` covers, row by row.

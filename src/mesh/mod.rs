@@ -184,7 +184,8 @@ pub(crate) struct MeshData {
 
 impl MeshData {
     /// What deriving the tables relies on, checked before they are derived
-    /// from data read from a file: dense indices in order and finite corners.
+    /// from data read from a file: dense indices in order, at least three
+    /// finite corners per region and an edge slot for each.
     /// Everything else is [`NavMesh::validate`]'s job.
     pub(crate) fn check_before_tables(&self) -> Result<(), ValidationError> {
         for (i, r) in self.regions.values().enumerate() {
@@ -192,6 +193,14 @@ impl MeshData {
                 return Err(validate::region_error(
                     i,
                     format!("carries index {}", r.index),
+                ));
+            }
+            // the tables and the locator take a region's box and edges
+            let n = r.vertices.len();
+            if n < 3 || r.portals.len() != n {
+                return Err(validate::region_error(
+                    i,
+                    format!("has {n} vertices and {} edge slots", r.portals.len()),
                 ));
             }
             if r.vertices.iter().any(|v| !v.is_finite()) {
