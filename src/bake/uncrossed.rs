@@ -6,7 +6,7 @@
 //! Edges that cross at a point inside both, once snapped to the grid, are
 //! first cut there ([`crate::geometry::cut_at_crossings`]: a sweep finds
 //! every crossing in O((n + k) log n) for k crossings, each is rounded to
-//! the grid, and the rounds repeat until nothing crosses, at most
+//! the grid, and the rounds repeat while something crosses, at most
 //! [`MAX_ROUNDS`] times before the booleans take over). What is left may
 //! touch and overlap (obstacles against the boundary, walls meeting end to
 //! end, as in most hand-made levels) but needs no new point, and the
@@ -72,6 +72,27 @@ pub(crate) fn subtract(
     subject: &[Vec<[f64; 2]>],
     clip: &[Vec<[f64; 2]>],
 ) -> Option<Shapes> {
+    subtract_within(grid, subject, clip, MAX_ROUNDS)
+}
+
+/// [`subtract`] where the edges must not cross once snapped: `None` if
+/// they do, so that no crossing is rounded (the caller's margin counts
+/// none).
+pub(crate) fn subtract_uncrossed(
+    grid: Grid,
+    subject: &[Vec<[f64; 2]>],
+    clip: &[Vec<[f64; 2]>],
+) -> Option<Shapes> {
+    subtract_within(grid, subject, clip, 0)
+}
+
+/// [`subtract`] with at most `max_rounds` rounds of cutting.
+fn subtract_within(
+    grid: Grid,
+    subject: &[Vec<[f64; 2]>],
+    clip: &[Vec<[f64; 2]>],
+    max_rounds: usize,
+) -> Option<Shapes> {
     let snap = |v: f64| (v * grid.scale).round() / grid.scale + 0.0;
     // directed edges: (from, to, 0 = walkable / 1 = obstacle)
     let mut edges: Vec<(DVec2, DVec2, usize)> = Vec::new();
@@ -105,7 +126,7 @@ pub(crate) fn subtract(
         // cut where they cross, on the grid's integers, unless they cross
         // more than about once per edge (the booleans are quicker there)
         rounds += 1;
-        if rounds > MAX_ROUNDS {
+        if rounds > max_rounds {
             return None;
         }
         let step = |v: f64| (v * grid.scale) as i64;
@@ -291,7 +312,7 @@ fn without_straight_vertices(points: Vec<DVec2>, keep: impl Fn(DVec2) -> bool) -
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::bake::outline::Contours;
     use i_overlay::core::fill_rule::FillRule;
@@ -307,7 +328,7 @@ mod tests {
     }
 
     /// The area a set of shapes encloses, holes subtracted.
-    fn area(shapes: &Shapes) -> f64 {
+    pub(in crate::bake) fn area(shapes: &Shapes) -> f64 {
         shapes
             .iter()
             .flatten()
