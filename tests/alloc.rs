@@ -160,14 +160,20 @@ fn baking_allocates_in_proportion_to_the_level() {
             let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
             let bytes = (ALLOCATED.load(Ordering::Relaxed) - before) as f64;
             // the all-pairs table grows as the square of its nav nodes up
-            // to its cap: one at the small size only would flatter the ratio
-            let table = mesh.hierarchy_stats().is_some_and(|h| h.all_pairs_table);
+            // to its cap (6 bytes a pair): one at the small size only would
+            // flatter the ratio by its bytes
+            let table = mesh
+                .hierarchy_stats()
+                .filter(|h| h.all_pairs_table)
+                .map_or(0.0, |h| 6.0 * f64::from(h.nav_nodes).powi(2));
             (bytes, table)
         };
         let ((large, large_table), (small, small_table)) = (work(4000), work(500));
-        assert_eq!(
-            large_table, small_table,
-            "{shape}: a table at one size only"
+        // a hub keeps a hierarchy beside its open centre at 500 wedges and
+        // drops it over its byte bound at 4,000, after its leg tables
+        assert!(
+            (large_table > 0.0) == (small_table > 0.0) || small_table < 0.01 * small,
+            "{shape}: a table at one size only, {small_table} bytes of {small}"
         );
         let ratio = large / small;
         // 8x the level: n log n is about 8 x 1.3, quadratic 64

@@ -18,8 +18,8 @@ use glam::{DVec2, Vec2};
 use crate::level::NavPoint;
 pub(crate) use crate::mesh::hierarchy::MAX_CLUSTER_SIZE;
 use crate::mesh::hierarchy::{
-    crossings_budget, stored_size, Corridor, HierarchyData, HierarchyStats, L2Table, LegPoint,
-    NavNode, NavPointKind, NO_STEP,
+    crossings_budget, open_clusters, open_zones, stored_size, Corridor, HierarchyData,
+    HierarchyStats, L2Table, LegPoint, NavNode, NavPointKind, MAX_OPEN_ZONES, NO_STEP,
 };
 use crate::mesh::hierarchy::{HierarchyTables, TableBuild};
 use crate::mesh::{NavMesh, Tables, TileGrid};
@@ -83,11 +83,14 @@ pub(crate) fn build(
         None => partition(t, aim),
     };
 
+    // clusters whose corridors or explorations would not pay are left
+    // open: no nav node stands on their portals
+    let open = unpaying_clusters(t, &region_cluster, clusters, wide_portal);
     // nav nodes: the samples of boundary portals in portal order, then designer points
     let mut nodes = Vec::new();
     for (p, &[a, b]) in t.portal_regions.iter().enumerate() {
         let (ca, cb) = (region_cluster[a as usize], region_cluster[b as usize]);
-        if ca != cb {
+        if ca != cb && !open[ca as usize] && !open[cb as usize] {
             for at in portal_samples(t.portal_ends[p], wide_portal) {
                 nodes.push(NavNode {
                     at,
@@ -102,6 +105,9 @@ pub(crate) fn build(
         if let Some(key) = mesh.locate(d.at) {
             let r = mesh.data.regions[key].index;
             let c = region_cluster[r as usize];
+            if open[c as usize] {
+                continue;
+            }
             nodes.push(NavNode {
                 at: d.at,
                 kind: NavPointKind::Designer { index: i as u32 },
@@ -116,9 +122,6 @@ pub(crate) fn build(
         if n.clusters[1] != n.clusters[0] {
             per_cluster[n.clusters[1] as usize].push(i as u32);
         }
-    }
-    if !within_budget(t, &per_cluster) {
-        return None;
     }
     let (cluster_start, cluster_nodes) = csr(&per_cluster);
 
@@ -146,8 +149,18 @@ pub(crate) fn build(
         unfinished: false,
         stats: HierarchyStats::default(),
     };
+    // open as a load derives it: those left open, and any whose every
+    // neighbour was (so it has no nav node either)
+    let open = open_clusters(&h, t);
+    if !within_budget(t, &h, &open) || open_zones(&h, t).len() > MAX_OPEN_ZONES {
+        return None;
+    }
+    // all of it open (a comb alone): nothing for a query to use
+    if open.contains(&true) && h.nodes.is_empty() {
+        return None;
+    }
     let kept = previous.as_ref().map(|p| Kept::new(p, t));
-    let from_old = build_leg_tables(t, &mut h, wide_portal, kept.as_ref());
+    let from_old = build_leg_tables(t, &mut h, wide_portal, kept.as_ref(), &open);
     // what is stored so far is most of it (corridors are not; landmarks
     // and designer corridors would add to it): already over the limit, the
     // rest would be built for nothing
@@ -247,17 +260,69 @@ fn budget(t: &Tables, per_region: u64) -> u64 {
     per_region * t.region_keys.len() as u64 + BUDGET_SLACK
 }
 
-/// Whether the hierarchy of this partition pays for itself: a cluster with
-/// k nav nodes costs k^2 / 2 corridors, and a region with d portals d^2
-/// states of each exploration of its cluster. A hub region with thousands of neighbours (a comb)
-/// makes both quadratic; such a mesh is left without a hierarchy, and its
-/// queries use the flat search, whose cost stays linear in the mesh.
-fn within_budget(t: &Tables, per_cluster: &[Vec<u32>]) -> bool {
-    let corridors: u64 = per_cluster
-        .iter()
-        .map(|n| n.len() as u64 * (n.len() as u64).saturating_sub(1) / 2)
+/// What a cluster may cost beyond its share of [`CORRIDORS_PER_REGION`]
+/// and [`POINT_PAIRS_PER_PORTAL`] before it is left open
+/// ([`unpaying_clusters`]).
+const CLUSTER_SLACK: u64 = 1 << 14;
+
+/// Per cluster of the partition `region_cluster` (`clusters` of them):
+/// whether it would not pay for itself. A cluster with k nav nodes costs
+/// k^2 / 2 corridors, and a region with d portals d^2 states of each
+/// exploration of its cluster; a hub region with thousands of neighbours
+/// (a comb's spine, the centre of a hub of walls) makes both quadratic.
+/// Such a cluster is left open: no nav node stands on its portals, it has
+/// no leg tables, and a query whose path might pass through it takes the
+/// flat search ([`crate::mesh::hierarchy::open_zones`]), so the rest of
+/// the mesh keeps its hierarchy. The cost counted for a cluster: its
+/// corridors over [`CORRIDORS_PER_REGION`] per region, or its regions'
+/// d^2 over [`POINT_PAIRS_PER_PORTAL`] per portal end, beyond
+/// [`CLUSTER_SLACK`].
+fn unpaying_clusters(
+    t: &Tables,
+    region_cluster: &[u32],
+    clusters: u32,
+    wide_portal: f32,
+) -> Vec<bool> {
+    let n = clusters as usize;
+    let mut nodes = vec![0u64; n];
+    for (p, &[a, b]) in t.portal_regions.iter().enumerate() {
+        let (ca, cb) = (region_cluster[a as usize], region_cluster[b as usize]);
+        if ca != cb {
+            let k = portal_samples(t.portal_ends[p], wide_portal).count() as u64;
+            nodes[ca as usize] += k;
+            nodes[cb as usize] += k;
+        }
+    }
+    let (mut regions, mut ends, mut pairs) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
+    for (r, &c) in region_cluster.iter().enumerate() {
+        let d = u64::from(t.region_start[r + 1] - t.region_start[r]);
+        regions[c as usize] += 1;
+        ends[c as usize] += d;
+        pairs[c as usize] += d * d;
+    }
+    (0..n)
+        .map(|c| {
+            let k = nodes[c];
+            k * k.saturating_sub(1) / 2 > CORRIDORS_PER_REGION * regions[c] + CLUSTER_SLACK
+                || pairs[c] > POINT_PAIRS_PER_PORTAL * ends[c] + CLUSTER_SLACK
+        })
+        .collect()
+}
+
+/// Whether the hierarchy `h` (its nav nodes placed), less its `open`
+/// clusters, pays for itself as a whole: the budgets of
+/// [`unpaying_clusters`] over the mesh, where each cluster's slack would
+/// add up.
+fn within_budget(t: &Tables, h: &HierarchyData, open: &[bool]) -> bool {
+    let clusters = open.len() as u32;
+    let corridors: u64 = (0..clusters)
+        .map(|c| {
+            let k = h.nodes_of(c).len() as u64;
+            k * k.saturating_sub(1) / 2
+        })
         .sum();
     let point_pairs: u64 = (0..t.region_keys.len())
+        .filter(|&r| !open[h.region_cluster[r] as usize])
         .map(|r| {
             let d = u64::from(t.region_start[r + 1] - t.region_start[r]);
             d * d
@@ -792,6 +857,7 @@ fn build_leg_tables(
     h: &mut HierarchyData,
     wide_portal: f32,
     kept: Option<&Kept<'_>>,
+    open: &[bool],
 ) -> Vec<Option<u32>> {
     let clusters = h.cluster_start.len() - 1;
     let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
@@ -803,6 +869,17 @@ fn build_leg_tables(
     let regions = h.region_cluster.len();
     let shared: &HierarchyData = h;
     let one = |s: &mut LegScratch, c: usize| {
+        // an open cluster has no nav node, so no leg tables: none of its
+        // points would reach one
+        if open[c] {
+            return ClusterLegs {
+                points: Vec::new(),
+                cost: Vec::new(),
+                route: Vec::new(),
+                steps: Vec::new(),
+                kept_from: None,
+            };
+        }
         cluster_legs(
             t,
             shared,

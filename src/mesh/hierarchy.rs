@@ -22,7 +22,8 @@ use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
 use super::validate::HierarchyError;
-use super::{crossing_out_of, entered};
+use super::{crossing_out_of, entered, Tables};
+use crate::geometry::Aabb;
 use crate::search::{astar, NavGraph, SearchContext, LEG};
 
 /// Marks a leg route without crossings, and the root of a route tree.
@@ -1138,6 +1139,86 @@ pub(crate) struct HierarchyTables {
     /// (`cluster_neighbours[neighbour_start[c]..neighbour_start[c + 1]]`).
     pub neighbour_start: Vec<u32>,
     pub cluster_neighbours: Vec<u32>,
+    /// The boxes of the open zones ([`open_zones`]): parts of the mesh the
+    /// hierarchy leaves to the flat search.
+    pub open_zones: Vec<Aabb>,
+    /// The dearest region's cost per unit length, with [`Tables::min_cost`]
+    /// the bounds of a path's cost from its length.
+    pub max_cost: f32,
+}
+
+/// Open zones a hierarchy may leave ([`open_zones`]); the bake keeps no
+/// hierarchy that would leave more, and a file whose hierarchy does fails
+/// [`crate::NavMesh::validate`]. A query tests its path against every
+/// zone's box.
+pub(crate) const MAX_OPEN_ZONES: usize = 64;
+
+/// The open zones of hierarchy `h` on a mesh of tables `t`: the clusters
+/// it leaves open (those that share a portal with another cluster but hold
+/// no nav node: the bake left their corridors out, as they would not pay,
+/// see `bake::hierarchy::open_clusters`), joined where they share portals,
+/// each as the box of its regions, numbered by their first region. No
+/// route of the hierarchy passes through one; a path that might is the
+/// flat search's.
+pub(crate) fn open_zones(h: &HierarchyData, t: &Tables) -> Vec<Aabb> {
+    let open = open_clusters(h, t);
+    let cluster_of = |r: u32| h.region_cluster.get(r as usize).map(|&c| c as usize);
+    let is_open = |r: u32| cluster_of(r).is_some_and(|c| open.get(c) == Some(&true));
+    if !open.contains(&true) {
+        return Vec::new();
+    }
+    // regions of open clusters, joined across their portals
+    let n = t.region_keys.len();
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn root(parent: &mut [u32], mut r: u32) -> u32 {
+        while parent[r as usize] != r {
+            let up = parent[parent[r as usize] as usize];
+            parent[r as usize] = up;
+            r = up;
+        }
+        r
+    }
+    for &[a, b] in &t.portal_regions {
+        if is_open(a) && is_open(b) {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            parent[hi as usize] = lo;
+        }
+    }
+    let mut zone_of_root = vec![u32::MAX; n];
+    let mut zones: Vec<Aabb> = Vec::new();
+    for r in 0..n as u32 {
+        if !is_open(r) {
+            continue;
+        }
+        let top = root(&mut parent, r) as usize;
+        if zone_of_root[top] == u32::MAX {
+            zone_of_root[top] = zones.len() as u32;
+            zones.push(Aabb::EMPTY);
+        }
+        let z = &mut zones[zone_of_root[top] as usize];
+        *z = z.union(Aabb::from_points(t.polygon(r)));
+    }
+    zones
+}
+
+/// Per cluster of `h` on the mesh of tables `t`: whether it is open (it
+/// shares a portal with another cluster but holds no nav node).
+pub(crate) fn open_clusters(h: &HierarchyData, t: &Tables) -> Vec<bool> {
+    let clusters = h.cluster_start.len().saturating_sub(1);
+    let cluster_of = |r: u32| h.region_cluster.get(r as usize).map(|&c| c as usize);
+    let mut bordered = vec![false; clusters];
+    for &[a, b] in &t.portal_regions {
+        if let (Some(ca), Some(cb)) = (cluster_of(a), cluster_of(b)) {
+            if ca != cb && ca < clusters && cb < clusters {
+                bordered[ca] = true;
+                bordered[cb] = true;
+            }
+        }
+    }
+    (0..clusters)
+        .map(|c| bordered[c] && h.nodes_of(c as u32).is_empty())
+        .collect()
 }
 
 impl HierarchyTables {
@@ -1224,7 +1305,31 @@ impl HierarchyTables {
             designer_node,
             neighbour_start,
             cluster_neighbours,
+            open_zones: Vec::new(),
+            max_cost: 0.0,
         }
+    }
+
+    /// Sets the open zones of `h` on the mesh of tables `t` ([`open_zones`]).
+    pub(crate) fn set_open_zones(&mut self, h: &HierarchyData, t: &Tables) {
+        self.open_zones = open_zones(h, t);
+        self.max_cost = t.region_cost.iter().copied().fold(t.min_cost, f32::max);
+    }
+
+    /// Whether a path of `length` from `start` to `goal` might be beaten by
+    /// one through an open zone: whether such a path's least cost (the
+    /// cheapest rate times the way to the zone's box and on from it) is
+    /// below this one's greatest (the dearest rate times its length).
+    pub(crate) fn open_zone_might_be_shorter(
+        &self,
+        min_cost: f32,
+        (start, goal): (Vec2, Vec2),
+        length: f32,
+    ) -> bool {
+        let away = |b: &Aabb, p: Vec2| (b.min - p).max(p - b.max).max(Vec2::ZERO).length();
+        self.open_zones
+            .iter()
+            .any(|b| min_cost * (away(b, start) + away(b, goal)) < self.max_cost * length)
     }
 
     /// True when clusters `a` and `b` share a portal (so nav nodes stand

@@ -390,11 +390,13 @@ impl NavMesh {
     /// Replaces the hierarchy (the bake's last step, or loading) and derives its tables.
     pub(crate) fn set_hierarchy(&mut self, h: Option<hierarchy::HierarchyData>) {
         self.hier = h.as_ref().map_or_else(Default::default, |h| {
-            hierarchy::HierarchyTables::build(
+            let mut tables = hierarchy::HierarchyTables::build(
                 h,
                 &self.tables.portal_regions,
                 self.data.nav_points.len(),
-            )
+            );
+            tables.set_open_zones(h, &self.tables);
+            tables
         });
         self.data.hierarchy = h;
         self.serial = next_serial();
@@ -406,8 +408,9 @@ impl NavMesh {
     pub(crate) fn set_hierarchy_with(
         &mut self,
         h: hierarchy::HierarchyData,
-        tables: hierarchy::HierarchyTables,
+        mut tables: hierarchy::HierarchyTables,
     ) {
+        tables.set_open_zones(&h, &self.tables);
         self.hier = tables;
         self.data.hierarchy = Some(h);
         self.serial = next_serial();

@@ -316,6 +316,17 @@ impl NavMesh {
         self.check_no_overlap()?;
         if let Some(h) = &data.hierarchy {
             h.check(&self.tables.portal_regions, data.regions.len())?;
+            let zones = self.hier.open_zones.len();
+            if zones > super::hierarchy::MAX_OPEN_ZONES {
+                return Err(HierarchyError::new(
+                    "clusters",
+                    format!(
+                        "{zones} open zones, more than {}",
+                        super::hierarchy::MAX_OPEN_ZONES
+                    ),
+                )
+                .into());
+            }
         }
         Ok(())
     }

@@ -143,7 +143,9 @@ impl NavQuery {
         filter: &QueryFilter,
     ) -> Option<GroupGoal> {
         let h = mesh.data.hierarchy.as_ref()?;
-        if !self.use_hierarchy || filter.excluded_areas != 0 {
+        // a unit's own query may take the flat search past an open zone
+        // (`Fallback::OpenZone`), which the goal's tree would not follow
+        if !self.use_hierarchy || filter.excluded_areas != 0 || !mesh.hier.open_zones.is_empty() {
             return None;
         }
         let (at, region) = self

@@ -80,6 +80,13 @@ impl NavQuery {
             return Err(Fallback::BrokenStitch);
         }
         self.pull_route(mesh, h, ends, path);
+        let between = (start, goal);
+        if mesh
+            .hier
+            .open_zone_might_be_shorter(mesh.tables.min_cost, between, path.length())
+        {
+            return Err(Fallback::OpenZone);
+        }
         Ok(())
     }
 

@@ -115,6 +115,10 @@ pub enum Fallback {
     NoRoute,
     /// The route's legs and corridors did not join up into one corridor.
     BrokenStitch,
+    /// A shorter path might pass through a part of the mesh the hierarchy
+    /// leaves open (a hub region whose corridors would not pay): the
+    /// hierarchy's path was longer than the way to that part and on.
+    OpenZone,
 }
 
 /// A path: waypoints from start to goal, never leaving walkable space.

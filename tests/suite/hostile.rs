@@ -2,10 +2,10 @@
 //! found, and property tests that a baked mesh always loads back.
 
 use glam::{vec2, DVec2, Vec2};
-use portalnav::{Area, BakeConfig, Level, NavMesh};
+use portalnav::{Area, BakeConfig, Grid, Level, NavMesh};
 use proptest::prelude::*;
 
-use crate::common::{inside_even_odd as inside, point_segment_distance};
+use crate::common::{data_dir, inside_even_odd as inside, point_segment_distance};
 
 /// A baked mesh must validate and its file must load back. Returns why not.
 fn round_trip(mesh: &NavMesh) -> Result<(), String> {
@@ -354,4 +354,109 @@ fn thousands_of_crossing_obstacles_are_refused_at_once() {
     // 250 crossing (about 62,000 crossings) and 2,000 side by side are served
     NavMesh::bake(&long_obstacles(250, true), &config).unwrap();
     NavMesh::bake(&long_obstacles(2000, false), &config).unwrap();
+}
+
+/// The bundled den520d with a comb of `teeth` grid cells below it: a
+/// corridor down from the first free cell of its lowest row that has one
+/// to a one-cell spine running right, and a tooth 40 cells deep under
+/// every other cell of the spine. The spine merges into one region with a
+/// portal to every tooth. Also gives the spine's first column.
+fn den520d_and_comb(teeth: usize) -> (Grid, usize) {
+    let den = Grid::from_file(data_dir().join("maps/den520d.map")).expect("den520d");
+    let (w, h) = (den.width(), den.height());
+    let (x0, y0) = (0..h as i64)
+        .rev()
+        .find_map(|y| (0..w as i64).find(|&x| den.is_free(x, y)).map(|x| (x, y)))
+        .expect("a free cell");
+    let (x0, y0) = (x0 as usize, y0 as usize);
+    let width = w.max(x0 + 2 * teeth + 1);
+    let height = h + 2 + 40;
+    let mut free = vec![false; width * height];
+    for y in 0..h {
+        for x in 0..w {
+            free[y * width + x] = den.is_free(x as i64, y as i64);
+        }
+    }
+    for y in y0..=h {
+        free[y * width + x0] = true; // the corridor down
+    }
+    for x in x0..=x0 + 2 * teeth {
+        free[(h + 1) * width + x] = true; // the spine
+    }
+    for k in 0..teeth {
+        for y in h + 2..height {
+            free[y * width + x0 + 1 + 2 * k] = true;
+        }
+    }
+    (Grid::from_mask(width, height, free), x0)
+}
+
+/// A hub region (a comb's spine, 2,000 portals) used to turn the hierarchy
+/// off for the whole mesh. Its cluster is now left open: the map beside it
+/// keeps its hierarchy, and a query whose path might pass through the comb
+/// takes the flat search. Every hierarchical path is checked against the
+/// flat one: within the sampling bound where the hierarchy answers (1.10,
+/// as the scenario suite allows), the flat path itself where it falls back.
+#[test]
+fn a_hub_leaves_its_cluster_open_and_the_rest_its_hierarchy() {
+    let (grid, x0) = den520d_and_comb(2000);
+    let baked = NavMesh::bake(&grid.to_level(), &BakeConfig::default()).expect("bakes");
+    // what a load derives (the open zones are not stored)
+    let mesh = NavMesh::from_bytes(&baked.to_bytes().unwrap()).expect("loads");
+    let stats = mesh.hierarchy_stats().expect("the map keeps a hierarchy");
+    assert!(stats.nav_nodes > 20, "{stats:?}");
+    let mut hierarchical = portalnav::NavQuery::new();
+    let mut flat = portalnav::NavQuery::new();
+    flat.set_use_hierarchy(false);
+    let filter = portalnav::QueryFilter::default();
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as i64
+    };
+    let free: Vec<(i64, i64)> = (0..256)
+        .flat_map(|y| (0..257).map(move |x| (x, y)))
+        .filter(|&(x, y)| grid.is_free(x, y))
+        .collect();
+    let centre = |(x, y): (i64, i64)| vec2(x as f32 + 0.5, y as f32 + 0.5);
+    let (mut by_hierarchy, mut past_open_zone) = (0, 0);
+    for i in 0..600 {
+        // map to map, and a few from the bottom of a tooth
+        let start = if i % 100 == 0 {
+            centre((x0 as i64 + 1 + 2 * next(2000), 256 + 41))
+        } else {
+            centre(free[next(free.len()) as usize])
+        };
+        let goal = centre(free[next(free.len()) as usize]);
+        let a = hierarchical.find_path(&mesh, start, goal, &filter);
+        let b = flat.find_path(&mesh, start, goal, &filter);
+        let (Ok(a), Ok(b)) = (a, b) else {
+            continue; // unreachable both ways, checked elsewhere
+        };
+        match hierarchical.last_fallback() {
+            None => {
+                by_hierarchy += 1;
+                assert!(
+                    a.length() <= b.length() * 1.10 + 1e-3,
+                    "{start} -> {goal}: {} against {}",
+                    a.length(),
+                    b.length()
+                );
+            }
+            Some(why) => {
+                past_open_zone += usize::from(why == portalnav::Fallback::OpenZone);
+                assert_eq!(a.waypoints(), b.waypoints(), "{start} -> {goal}: {why:?}");
+            }
+        }
+    }
+    assert!(
+        by_hierarchy > 100,
+        "{by_hierarchy} answered by the hierarchy"
+    );
+    assert!(
+        past_open_zone > 3,
+        "{past_open_zone} sent past an open zone"
+    );
 }
