@@ -159,6 +159,25 @@ pub(crate) fn build(
     if open.contains(&true) && h.nodes.is_empty() {
         return None;
     }
+    // the leg tables' least stored size is known before their searches:
+    // already over the limit (a hub's crowded neighbours), they would be
+    // searched for nothing (a tiled mesh keeps a dropped hierarchy's
+    // tables for its next edit to take from, so it searches them anyway)
+    if let Some(limit) = byte_limit.filter(|_| mesh.data.tiling.is_none()) {
+        let floor = leg_table_floor(t, &h, &open, wide_portal);
+        if floor as f64 > limit {
+            h.unfinished = true;
+            h.stats = HierarchyStats {
+                clusters,
+                cluster_aim: aim,
+                nav_nodes: h.nodes.len() as u32,
+                bytes: floor,
+                bake_ms: started.elapsed().as_secs_f64() * 1e3,
+                ..HierarchyStats::default()
+            };
+            return Some((h, HierarchyTables::default()));
+        }
+    }
     let kept = previous.as_ref().map(|p| Kept::new(p, t));
     let from_old = build_leg_tables(t, &mut h, wide_portal, kept.as_ref(), &open);
     // what is stored so far is most of it (corridors are not; landmarks
@@ -244,6 +263,36 @@ pub(crate) fn build(
     Some((h, ht))
 }
 
+/// The fewest bytes the leg tables of `h` (its nav nodes placed, its
+/// `open` clusters without tables) take in the file: per cluster, each leg
+/// point ([`cluster_legs`]' samples of the portals touching it, and its
+/// designer points) at least 10 bytes (a point, and a portal and a region
+/// of at least a byte each), and each pair of a point and a nav node at
+/// least 5 (a cost, and a route step of at least a byte).
+fn leg_table_floor(t: &Tables, h: &HierarchyData, open: &[bool], wide_portal: f32) -> u64 {
+    let mut points = vec![0u64; open.len()];
+    for (p, &[a, b]) in t.portal_regions.iter().enumerate() {
+        let (ca, cb) = (h.region_cluster[a as usize], h.region_cluster[b as usize]);
+        let k = portal_samples(t.portal_ends[p], wide_portal).count() as u64;
+        points[ca as usize] += k;
+        if cb != ca {
+            points[cb as usize] += k;
+        }
+    }
+    for n in &h.nodes {
+        if let NavPointKind::Designer { .. } = n.kind {
+            points[n.clusters[0] as usize] += 1;
+        }
+    }
+    (0..open.len())
+        .filter(|&c| !open[c])
+        .map(|c| {
+            let nodes = h.nodes_of(c as u32).len() as u64;
+            10 * points[c] + 5 * points[c] * nodes
+        })
+        .sum()
+}
+
 /// Corridors the hierarchy may hold per region of the mesh (plus
 /// [`BUDGET_SLACK`]). The Moving AI maps need at most 4.
 const CORRIDORS_PER_REGION: u64 = 16;
@@ -259,6 +308,16 @@ const BUDGET_SLACK: u64 = 1 << 16;
 fn budget(t: &Tables, per_region: u64) -> u64 {
     per_region * t.region_keys.len() as u64 + BUDGET_SLACK
 }
+
+/// Portals past which a region is a hub: the matching rounds of
+/// [`partition`] leave it alone, and only dead ends join it
+/// ([`Clusters::dead_ends`], a comb's teeth), so the cluster that
+/// [`unpaying_clusters`] then leaves open, and the box of its open zone,
+/// hold the hub and its pockets rather than the regions beside it. With d
+/// portals, one exploration through the hub costs d^2 states, over
+/// [`POINT_PAIRS_PER_PORTAL`] d from d = 64 on; no region of the Moving AI
+/// maps or the bundled levels has more than 24.
+const HUB_PORTALS: u32 = 128;
 
 /// What a cluster may cost beyond its share of [`CORRIDORS_PER_REGION`]
 /// and [`POINT_PAIRS_PER_PORTAL`] before it is left open
@@ -603,9 +662,17 @@ fn partition(t: &Tables, max: u32) -> (Vec<u32>, u32) {
 /// [`partition`]'s rounds on `n` regions joined by `links` (pairs of
 /// regions `(a, b)`, `a <= b`, in portal order, with the portal's width).
 fn cluster_links(n: usize, links: Vec<(u32, u32, f64)>, max: u32) -> (Vec<u32>, u32) {
+    let mut portals = vec![0u32; n];
+    for &(a, b, _) in &links {
+        if a != b {
+            portals[a as usize] += 1;
+            portals[b as usize] += 1;
+        }
+    }
     let mut state = Clusters {
         labels: Vec::new(),
         size: vec![1; n],
+        hub: portals.iter().map(|&d| d > HUB_PORTALS).collect(),
         count: n as u32,
         links: Vec::new(),
         scratch: Scratch::default(),
@@ -637,6 +704,8 @@ struct Clusters {
     /// region's cluster once at the end rather than every round.
     labels: Vec<Vec<u32>>,
     size: Vec<u32>,
+    /// Per cluster: whether it holds a hub region ([`HUB_PORTALS`]).
+    hub: Vec<bool>,
     count: u32,
     /// One entry per pair of neighbouring clusters `(a, b)`, `a < b`, with
     /// the total width of the portals between them.
@@ -723,7 +792,7 @@ impl Clusters {
         candidates.reserve(self.links.len());
         for &(a, b, w) in &self.links {
             let (sa, sb) = (self.size[a as usize], self.size[b as usize]);
-            if accept(sa, sb) {
+            if accept(sa, sb) && !self.hub[a as usize] && !self.hub[b as usize] {
                 let weight = w / (f64::from(sa) * f64::from(sb));
                 candidates.push(
                     u128::from(!weight.to_bits()) << 64 | u128::from(a) << 32 | u128::from(b),
@@ -817,10 +886,13 @@ impl Clusters {
             label[c] = label[into[c] as usize];
         }
         let mut size = vec![0u32; next as usize];
+        let mut hub = vec![false; next as usize];
         for c in 0..count {
             size[label[c] as usize] += self.size[c];
+            hub[label[c] as usize] |= self.hub[c];
         }
         self.size = size;
+        self.hub = hub;
         self.count = next;
         let mut links = std::mem::take(&mut self.links);
         for (a, b, _) in &mut links {
@@ -1568,9 +1640,11 @@ mod tests {
         );
     }
 
-    /// An attempt already over its byte limit after its leg tables stops
-    /// there: what it counted then is at most what the whole hierarchy
-    /// counts, so it is dropped exactly when the whole one would be.
+    /// An attempt whose leg tables' least size is already over its byte
+    /// limit stops before searching them, and one over it after its leg
+    /// tables stops there: what it counted then is at most what the whole
+    /// hierarchy counts, so it is dropped exactly when the whole one would
+    /// be.
     #[test]
     fn an_attempt_over_its_limit_stops_after_its_leg_tables() {
         // den520d's hierarchy is tabled, so its bytes are all in by then;
@@ -1587,9 +1661,16 @@ mod tests {
             assert_eq!(whole.landmarks > 0, landmarks);
             let wide = crate::bake::DEFAULT_WIDE_PORTAL;
             let sizes = (whole.cluster_size, whole.stats.cluster_aim, wide);
-            let (first, tables) = build(mesh, &[], sizes, None, Some(0.0)).expect("builds");
+            let (floor, tables) = build(mesh, &[], sizes, None, Some(0.0)).expect("builds");
+            assert!(floor.unfinished && floor.leg_cost.is_empty() && tables.node_start.is_empty());
+            assert!(floor.stats.bytes > 0 && floor.stats.bytes <= whole.stats.bytes);
+            let limit = Some(floor.stats.bytes as f64);
+            let (first, tables) = build(mesh, &[], sizes, None, limit).expect("builds");
             assert!(first.unfinished && first.corridors.is_empty() && tables.node_start.is_empty());
-            assert!(first.stats.bytes > 0 && first.stats.bytes <= whole.stats.bytes);
+            assert!(!first.leg_cost.is_empty());
+            assert!(
+                first.stats.bytes > floor.stats.bytes && first.stats.bytes <= whole.stats.bytes
+            );
             // at the count so far it goes on, and ends over it when
             // landmarks come after: built whole, then dropped by the caller
             let limit = Some(first.stats.bytes as f64);

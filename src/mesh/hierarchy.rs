@@ -1153,10 +1153,15 @@ pub(crate) struct HierarchyTables {
 /// zone's box.
 pub(crate) const MAX_OPEN_ZONES: usize = 64;
 
+/// What [`HierarchyTables::open_zone_might_be_shorter`] takes off its
+/// lower bound, relative, for the f32 rounding of the distances it adds
+/// and of a path's length (a few ulps each).
+const OPEN_ZONE_ROUNDING: f32 = 1e-5;
+
 /// The open zones of hierarchy `h` on a mesh of tables `t`: the clusters
 /// it leaves open (those that share a portal with another cluster but hold
 /// no nav node: the bake left their corridors out, as they would not pay,
-/// see `bake::hierarchy::open_clusters`), joined where they share portals,
+/// see `bake::hierarchy::unpaying_clusters`), joined where they share portals,
 /// each as the box of its regions, numbered by their first region. No
 /// route of the hierarchy passes through one; a path that might is the
 /// flat search's.
@@ -1318,8 +1323,9 @@ impl HierarchyTables {
 
     /// Whether a path of `length` from `start` to `goal` might be beaten by
     /// one through an open zone: whether such a path's least cost (the
-    /// cheapest rate times the way to the zone's box and on from it) is
-    /// below this one's greatest (the dearest rate times its length).
+    /// cheapest rate times the way to the zone's box and on from it, less
+    /// [`OPEN_ZONE_ROUNDING`] of it) is below this one's greatest (the
+    /// dearest rate times its length).
     pub(crate) fn open_zone_might_be_shorter(
         &self,
         min_cost: f32,
@@ -1327,9 +1333,10 @@ impl HierarchyTables {
         length: f32,
     ) -> bool {
         let away = |b: &Aabb, p: Vec2| (b.min - p).max(p - b.max).max(Vec2::ZERO).length();
+        let least = |b: &Aabb| min_cost * (away(b, start) + away(b, goal));
         self.open_zones
             .iter()
-            .any(|b| min_cost * (away(b, start) + away(b, goal)) < self.max_cost * length)
+            .any(|b| least(b) * (1.0 - OPEN_ZONE_ROUNDING) < self.max_cost * length)
     }
 
     /// True when clusters `a` and `b` share a portal (so nav nodes stand
