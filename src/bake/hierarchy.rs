@@ -166,16 +166,7 @@ pub(crate) fn build(
     if let Some(limit) = byte_limit.filter(|_| mesh.data.tiling.is_none()) {
         let floor = leg_table_floor(t, &h, &open, wide_portal);
         if floor as f64 > limit {
-            h.unfinished = true;
-            h.stats = HierarchyStats {
-                clusters,
-                cluster_aim: aim,
-                nav_nodes: h.nodes.len() as u32,
-                bytes: floor,
-                bake_ms: started.elapsed().as_secs_f64() * 1e3,
-                ..HierarchyStats::default()
-            };
-            return Some((h, HierarchyTables::default()));
+            return Some(unfinished(h, (clusters, aim), floor, started));
         }
     }
     let kept = previous.as_ref().map(|p| Kept::new(p, t));
@@ -194,19 +185,7 @@ pub(crate) fn build(
     if let Some(limit) = byte_limit {
         let bytes = stored_so_far;
         if bytes as f64 > limit {
-            h.unfinished = true;
-            h.stats = HierarchyStats {
-                clusters,
-                cluster_aim: aim,
-                nav_nodes: h.nodes.len() as u32,
-                corridors: 0,
-                crossings: 0,
-                leg_entries: h.leg_cost.len() as u32,
-                bytes,
-                all_pairs_table: false,
-                bake_ms: started.elapsed().as_secs_f64() * 1e3,
-            };
-            return Some((h, HierarchyTables::default()));
+            return Some(unfinished(h, (clusters, aim), bytes, started));
         }
     }
     // fails only over the crossings budget: in a bake every nav node
@@ -261,6 +240,29 @@ pub(crate) fn build(
         bake_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     Some((h, ht))
+}
+
+/// `h` stopped over its byte limit ([`build`]), with the `bytes` counted
+/// so far: no corridors, landmarks or tables, the leg tables it has.
+fn unfinished(
+    mut h: HierarchyData,
+    (clusters, aim): (u32, u32),
+    bytes: u64,
+    started: Instant,
+) -> (HierarchyData, HierarchyTables) {
+    h.unfinished = true;
+    h.stats = HierarchyStats {
+        clusters,
+        cluster_aim: aim,
+        nav_nodes: h.nodes.len() as u32,
+        corridors: 0,
+        crossings: 0,
+        leg_entries: h.leg_cost.len() as u32,
+        bytes,
+        all_pairs_table: false,
+        bake_ms: started.elapsed().as_secs_f64() * 1e3,
+    };
+    (h, HierarchyTables::default())
 }
 
 /// The fewest bytes the leg tables of `h` (its nav nodes placed, its

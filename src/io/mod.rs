@@ -409,11 +409,9 @@ mod tests {
         );
     }
 
-    /// Regression (hostile-input campaign): a portal listed by only one of
-    /// its two regions underflowed a count while the tables were derived
-    /// (a panic in debug builds, a wrap in release). It is refused.
-    #[test]
-    fn a_portal_listed_on_one_side_only_is_refused_on_load() {
+    /// An L-shaped room baked without a hierarchy: a few regions and
+    /// portals, for files broken by hand.
+    fn l_shaped_mesh() -> NavMesh {
         let level = crate::Level::from_json_str(
             r#"{"walkable": [[[0,0],[20,0],[20,10],[10,10],[10,20],[0,20]]]}"#,
         )
@@ -422,7 +420,15 @@ mod tests {
             corridors: false,
             ..BakeConfig::default()
         };
-        let mesh = NavMesh::bake(&level, &config).unwrap();
+        NavMesh::bake(&level, &config).unwrap()
+    }
+
+    /// Regression (hostile-input campaign): a portal listed by only one of
+    /// its two regions underflowed a count while the tables were derived
+    /// (a panic in debug builds, a wrap in release). It is refused.
+    #[test]
+    fn a_portal_listed_on_one_side_only_is_refused_on_load() {
+        let mesh = l_shaped_mesh();
         assert!(mesh.portal_count() >= 1);
         let mut data = mesh.data.clone();
         let region = data
@@ -456,16 +462,7 @@ mod tests {
         let error = NavMesh::from_bytes(&file).expect_err("the fuzzer's file");
         assert!(matches!(&error, FileError::Invalid(_)), "{error}");
 
-        let level = crate::Level::from_json_str(
-            r#"{"walkable": [[[0,0],[20,0],[20,10],[10,10],[10,20],[0,20]]]}"#,
-        )
-        .unwrap();
-        let config = BakeConfig {
-            corridors: false,
-            ..BakeConfig::default()
-        };
-        let mesh = NavMesh::bake(&level, &config).unwrap();
-        let mut data = mesh.data.clone();
+        let mut data = l_shaped_mesh().data;
         let region = data.regions.values_mut().last().unwrap();
         region.vertices.clear();
         region.portals.clear();
