@@ -152,7 +152,7 @@ pub(crate) fn build(
     // open as a load derives it: those left open, and any whose every
     // neighbour was (so it has no nav node either)
     let open = open_clusters(&h, t);
-    if !within_budget(t, &h, &open) || open_zones(&h, t).len() > MAX_OPEN_ZONES {
+    if !within_budget(t, &h, &open) || open_zones(&h, t, &open).len() > MAX_OPEN_ZONES {
         return None;
     }
     // all of it open (a comb alone): nothing for a query to use

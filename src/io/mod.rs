@@ -40,13 +40,18 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 /// The header and postcard body of `data`.
 fn encode(data: &MeshData) -> Result<Vec<u8>, FileError> {
     let body = postcard::to_allocvec(data).map_err(|e| FileError::Encode(Box::new(e)))?;
+    Ok(framed(&body))
+}
+
+/// `body` behind a header: magic, version, length and checksum.
+fn framed(body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
-    out.extend_from_slice(&body);
-    Ok(out)
+    out.extend_from_slice(&fnv1a64(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder,
@@ -454,12 +459,7 @@ mod tests {
         let body: &[u8] = include_bytes!(
             "../../fuzz/regressions/baked_body/crash-0c73b6715945e7b6fc64f5e675f86dc021be2f20"
         );
-        let mut file = b"PNAVMESH".to_vec();
-        file.extend_from_slice(&crate::FORMAT_VERSION.to_le_bytes());
-        file.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        file.extend_from_slice(&super::fnv1a64(body).to_le_bytes());
-        file.extend_from_slice(body);
-        let error = NavMesh::from_bytes(&file).expect_err("the fuzzer's file");
+        let error = NavMesh::from_bytes(&super::framed(body)).expect_err("the fuzzer's file");
         assert!(matches!(&error, FileError::Invalid(_)), "{error}");
 
         let mut data = l_shaped_mesh().data;

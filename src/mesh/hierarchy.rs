@@ -1158,50 +1158,38 @@ pub(crate) const MAX_OPEN_ZONES: usize = 64;
 /// and of a path's length (a few ulps each).
 const OPEN_ZONE_ROUNDING: f32 = 1e-5;
 
-/// The open zones of hierarchy `h` on a mesh of tables `t`: the clusters
-/// it leaves open (those that share a portal with another cluster but hold
+/// The open zones of hierarchy `h` on a mesh of tables `t`, its `open`
+/// clusters ([`open_clusters`]) given: the clusters it leaves open (those that share a portal with another cluster but hold
 /// no nav node: the bake left their corridors out, as they would not pay,
 /// see `bake::hierarchy::unpaying_clusters`), joined where they share portals,
 /// each as the box of its regions, numbered by their first region. No
 /// route of the hierarchy passes through one; a path that might is the
 /// flat search's.
-pub(crate) fn open_zones(h: &HierarchyData, t: &Tables) -> Vec<Aabb> {
-    let open = open_clusters(h, t);
-    let cluster_of = |r: u32| h.region_cluster.get(r as usize).map(|&c| c as usize);
-    let is_open = |r: u32| cluster_of(r).is_some_and(|c| open.get(c) == Some(&true));
+pub(crate) fn open_zones(h: &HierarchyData, t: &Tables, open: &[bool]) -> Vec<Aabb> {
+    let is_open = |r: u32| {
+        let c = h.region_cluster.get(r as usize).map(|&c| c as usize);
+        c.is_some_and(|c| open.get(c) == Some(&true))
+    };
     if !open.contains(&true) {
         return Vec::new();
     }
     // regions of open clusters, joined across their portals
     let n = t.region_keys.len();
-    let mut parent: Vec<u32> = (0..n as u32).collect();
-    fn root(parent: &mut [u32], mut r: u32) -> u32 {
-        while parent[r as usize] != r {
-            let up = parent[parent[r as usize] as usize];
-            parent[r as usize] = up;
-            r = up;
-        }
-        r
-    }
+    let mut joined = petgraph::unionfind::UnionFind::<u32>::new(n);
     for &[a, b] in &t.portal_regions {
         if is_open(a) && is_open(b) {
-            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-            let (lo, hi) = (ra.min(rb), ra.max(rb));
-            parent[hi as usize] = lo;
+            joined.union(a, b);
         }
     }
-    let mut zone_of_root = vec![u32::MAX; n];
+    let mut zone_of_set = vec![u32::MAX; n];
     let mut zones: Vec<Aabb> = Vec::new();
-    for r in 0..n as u32 {
-        if !is_open(r) {
-            continue;
-        }
-        let top = root(&mut parent, r) as usize;
-        if zone_of_root[top] == u32::MAX {
-            zone_of_root[top] = zones.len() as u32;
+    for r in (0..n as u32).filter(|&r| is_open(r)) {
+        let set = joined.find_mut(r) as usize;
+        if zone_of_set[set] == u32::MAX {
+            zone_of_set[set] = zones.len() as u32;
             zones.push(Aabb::EMPTY);
         }
-        let z = &mut zones[zone_of_root[top] as usize];
+        let z = &mut zones[zone_of_set[set] as usize];
         *z = z.union(Aabb::from_points(t.polygon(r)));
     }
     zones
@@ -1317,7 +1305,7 @@ impl HierarchyTables {
 
     /// Sets the open zones of `h` on the mesh of tables `t` ([`open_zones`]).
     pub(crate) fn set_open_zones(&mut self, h: &HierarchyData, t: &Tables) {
-        self.open_zones = open_zones(h, t);
+        self.open_zones = open_zones(h, t, &open_clusters(h, t));
         self.max_cost = t.region_cost.iter().copied().fold(t.min_cost, f32::max);
     }
 
