@@ -51,6 +51,31 @@ pub fn pull_corners_while(
     start: Vec2,
     goal: Vec2,
     portals: &[[Vec2; 2]],
+    corner: impl FnMut(Vec2) -> bool,
+) {
+    funnel_corners(start, Some(goal), portals, corner);
+}
+
+/// The corners that `portals` alone commit the taut path from `start` to:
+/// those of [`pull_corners_while`] for any goal beyond the last portal, up
+/// to where the goal would decide (a corner, once the funnel's sides cross
+/// over it, stays whatever comes after). So a corridor known only up to
+/// some portal already tells its path's first corners.
+pub(crate) fn committed_corners_while(
+    start: Vec2,
+    portals: &[[Vec2; 2]],
+    corner: impl FnMut(Vec2) -> bool,
+) {
+    funnel_corners(start, None, portals, corner);
+}
+
+/// The funnel behind [`pull_corners_while`] (a goal) and
+/// [`committed_corners_while`] (none: the portals alone).
+#[inline(always)]
+fn funnel_corners(
+    start: Vec2,
+    goal: Option<Vec2>,
+    portals: &[[Vec2; 2]],
     mut corner: impl FnMut(Vec2) -> bool,
 ) {
     // The funnel's sides are kept as offsets from the apex (`to_left`,
@@ -62,10 +87,13 @@ pub fn pull_corners_while(
     let (mut to_left, mut to_right) = (Vec2::ZERO, Vec2::ZERO);
     let (mut left_i, mut right_i) = (0usize, 0usize);
     let mut i = 0usize;
-    while i <= portals.len() {
-        let [mut l, mut r] = match portals.get(i) {
-            Some(&ends) => ends,
-            None => [goal, goal],
+    // the goal, if any, is one more portal, both of whose ends it is
+    let end = portals.len() + usize::from(goal.is_some());
+    while i < end {
+        let [mut l, mut r] = match (portals.get(i), goal) {
+            (Some(&ends), _) => ends,
+            (None, Some(goal)) => [goal, goal],
+            (None, None) => break,
         };
         let (mut to_l, mut to_r) = (l - apex, r - apex);
         // right_turn >= 0: r is not right of the right side, so it may narrow
@@ -88,7 +116,7 @@ pub fn pull_corners_while(
             } else {
                 // the right side crossed the left one: its corner is a waypoint
                 apex = left;
-                if apex != goal && !corner(apex) {
+                if Some(apex) != goal && !corner(apex) {
                     return;
                 }
                 (right, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);
@@ -103,7 +131,7 @@ pub fn pull_corners_while(
                 (left, to_left, left_i) = (l, to_l, i);
             } else {
                 apex = right;
-                if apex != goal && !corner(apex) {
+                if Some(apex) != goal && !corner(apex) {
                     return;
                 }
                 (left, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);

@@ -8,8 +8,8 @@ mod sweep;
 
 #[cfg(test)]
 pub(crate) use funnel::testing;
+pub(crate) use funnel::{committed_corners_while, push_point, Corners, Deque};
 pub use funnel::{pull, pull_corners, pull_corners_while};
-pub(crate) use funnel::{push_point, Corners, Deque};
 
 use glam::{DVec2, Vec2};
 

@@ -17,11 +17,13 @@ use std::collections::BinaryHeap;
 
 use glam::{vec2, Vec2};
 use ordered_float::OrderedFloat;
+use slotmap::Key;
 
 use super::{NavQuery, Path, PathStatus, QueryFilter};
 use crate::error::QueryError;
 use crate::fxmap::FxHashMap;
-use crate::mesh::NavMesh;
+use crate::geometry::{committed_corners_while, push_point};
+use crate::mesh::{NavMesh, RegionId};
 
 /// The six neighbours of a lattice point, in lattice steps.
 const HEX: [(i32, i32); 6] = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)];
@@ -52,6 +54,14 @@ pub(super) struct Slots {
     frontier: BinaryHeap<Reverse<Offer>>,
     /// A chain of slots walked back to the target.
     chain: Vec<u32>,
+    /// The crossings of a slot's chain of steps, from the target out.
+    tail: Vec<u32>,
+    /// The regions those crossings enter.
+    tail_keys: Vec<RegionId>,
+    /// Portals walked back from a slot: its chain's, then the corridor's.
+    back: Vec<[Vec2; 2]>,
+    /// Corners of a path pulled back from a slot, nearest the slot first.
+    found: Vec<Vec2>,
 }
 
 impl NavQuery {
@@ -234,8 +244,127 @@ impl NavQuery {
         Ok(())
     }
 
-    /// Extends `path`, a complete path to the slots' target, to slot `k`.
+    /// Extends `path`, a complete path to the slots' target, to slot `k`:
+    /// the taut path along its corridor with the slot's chain of steps
+    /// appended. Pulled back from the slot only until it meets a corner of
+    /// the path to the target where it can ([`NavQuery::extend_from_corner`]),
+    /// else along the whole corridor.
     fn extend_to_slot(&mut self, mesh: &NavMesh, path: &mut Path, k: usize) {
+        let s = &mut self.slots;
+        s.chain.clear();
+        let mut at = k as u32;
+        while at != 0 {
+            s.chain.push(at);
+            at = s.taken[at as usize].parent;
+        }
+        s.tail.clear();
+        for &step in s.chain.iter().rev() {
+            let slot = s.taken[step as usize];
+            let range = slot.first as usize..(slot.first + slot.len) as usize;
+            s.tail.extend_from_slice(&s.crossings[range]);
+        }
+        if !self.extend_from_corner(mesh, path, k) {
+            self.extend_along_corridor(mesh, path, k);
+        }
+    }
+
+    /// [`NavQuery::extend_to_slot`] when the chain enters no region of the
+    /// path's corridor (nor one twice), so the new corridor is the old one
+    /// with the chain's regions appended: the funnel runs back from the
+    /// slot over the chain's portals and then the corridor's, a few regions
+    /// at a time, until it commits a corner of the path to the target. That
+    /// corner is on the new taut path (a committed corner stays whatever
+    /// portals come after), and the new path's part before it is the old
+    /// one's (the taut path to a point of the corridor stays in the regions
+    /// up to it), so the path is the old one up to that corner and the
+    /// corners pulled back from the slot after it: the path pulling the
+    /// whole corridor gives, for the funnel over the corridor's end only.
+    /// False, with `path` untouched, where this does not apply (a loop, a
+    /// straight path) or no corner was met.
+    fn extend_from_corner(&mut self, mesh: &NavMesh, path: &mut Path, k: usize) -> bool {
+        let t = &mesh.tables;
+        let s = &mut self.slots;
+        if k == 0 {
+            return true; // the target's own slot: the path is already there
+        }
+        let n = path.waypoints.len();
+        // no corner to meet (a straight path), or no corridor to walk back
+        let Some(&target_key) = path.corridor.last().filter(|_| n > 2) else {
+            return false;
+        };
+        // a region's bit in a 64-bit filter of the chain's regions
+        let bit = |key: RegionId| 1u64 << (key.data().as_ffi() % 64);
+        s.tail_keys.clear();
+        let mut filter = 0;
+        for &c in &s.tail {
+            let key = t.region_keys[t.entered(c) as usize];
+            if key == target_key || s.tail_keys.contains(&key) {
+                return false;
+            }
+            s.tail_keys.push(key);
+            filter |= bit(key);
+        }
+        let on_corridor = |&key: &RegionId| filter & bit(key) != 0 && s.tail_keys.contains(&key);
+        if path.corridor.iter().any(on_corridor) {
+            return false; // the new corridor cuts a loop: pulled whole
+        }
+        let dense = |key: RegionId| mesh.data.regions.get(key).map(|r| r.index);
+        let Some(mut region) = dense(target_key) else {
+            return false;
+        };
+        s.back.clear();
+        s.back
+            .extend(s.tail.iter().rev().map(|&c| t.crossing_ends(c ^ 1)));
+        let corners = &path.waypoints[1..n - 1];
+        let slot = s.taken[k].at;
+        // the corridor's regions still to walk back over: `corridor[..next]`
+        let mut next = path.corridor.len() - 1;
+        let mut chunk = SLOT_BACK_REGIONS;
+        loop {
+            let stop = next.saturating_sub(chunk);
+            while next > stop {
+                let Some(before) = dense(path.corridor[next - 1]) else {
+                    return false;
+                };
+                let Some(x) = t.crossing_between(before, region) else {
+                    return false;
+                };
+                s.back.push(t.crossing_ends(x ^ 1));
+                (region, next) = (before, next - 1);
+            }
+            s.found.clear();
+            let (found, mut met) = (&mut s.found, None);
+            committed_corners_while(slot, &s.back, |p| {
+                match corners.iter().rposition(|&c| c == p) {
+                    Some(j) => {
+                        met = Some(j);
+                        false
+                    }
+                    None => {
+                        found.push(p);
+                        true
+                    }
+                }
+            });
+            if let Some(j) = met {
+                // waypoints: start and corners up to the one met, then back out to the slot
+                path.waypoints.truncate(j + 2);
+                path.waypoints.extend(s.found.iter().rev());
+                push_point(&mut path.waypoints, slot);
+                path.corridor.extend_from_slice(&s.tail_keys);
+                path.finish(PathStatus::Complete);
+                return true;
+            }
+            if next == 0 {
+                return false;
+            }
+            chunk *= 4;
+        }
+    }
+
+    /// [`NavQuery::extend_to_slot`] by pulling the whole corridor: the
+    /// path's regions as crossings, the chain's appended, loops cut.
+    fn extend_along_corridor(&mut self, mesh: &NavMesh, path: &mut Path, k: usize) {
         let t = &mesh.tables;
         let Some(&start) = path.waypoints.first() else {
             return;
@@ -256,24 +385,17 @@ impl NavQuery {
             self.crossings.push(c);
             from = r;
         }
-        // the slot's chain of steps, from the target out
-        let s = &mut self.slots;
-        s.chain.clear();
-        let mut at = k as u32;
-        while at != 0 {
-            s.chain.push(at);
-            at = s.taken[at as usize].parent;
-        }
-        for &step in s.chain.iter().rev() {
-            let slot = s.taken[step as usize];
-            let range = slot.first as usize..(slot.first + slot.len) as usize;
-            self.crossings.extend_from_slice(&s.crossings[range]);
-        }
-        let (end, level) = (s.taken[k].at, path.level);
+        self.crossings.extend_from_slice(&self.slots.tail);
+        let (end, level) = (self.slots.taken[k].at, path.level);
         self.path_along_crossings(mesh, start_region, start, end, PathStatus::Complete, path);
         path.level = level;
     }
 }
+
+/// Regions of a path's corridor [`NavQuery::extend_from_corner`] walks back
+/// over before it first looks for a corner (four times as many each time
+/// after). Speed only: any count gives the same path.
+const SLOT_BACK_REGIONS: usize = 16;
 
 /// Offers the lattice neighbours of slot `k` (at `lattice`) not yet taken.
 fn offer(s: &mut Slots, lattice: (i32, i32), k: u32, point: &dyn Fn((i32, i32)) -> Vec2) {
@@ -284,5 +406,57 @@ fn offer(s: &mut Slots, lattice: (i32, i32), k: u32, point: &dyn Fn((i32, i32)) 
             let d = point(next).distance(centre);
             s.frontier.push(Reverse((OrderedFloat(d), next, k)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BakeConfig;
+
+    /// Pulling back from the slot to a corner of the path to the target
+    /// gives what pulling the whole corridor gives (the same corridor and
+    /// length; where the path runs along a straight wall, the wall's
+    /// corners it names may differ), on Aurora's units sent to slots
+    /// around a scenario's goal; most units take that way.
+    #[test]
+    fn a_slot_path_pulled_back_to_a_corner_is_the_whole_corridor_pulled() {
+        let level = crate::test_data::bundled_level("maps/Aurora.map");
+        let mesh = NavMesh::bake(&level, &BakeConfig::default()).expect("bakes");
+        let scen = crate::Scenario::load_file(crate::test_data::bundled("maps/Aurora.map.scen"))
+            .expect("scenarios");
+        let target = scen[scen.len() - 1].goal_point();
+        let starts: Vec<_> = scen.iter().take(1000).map(|s| s.start_point()).collect();
+        let filter = QueryFilter::default();
+        let mut q = NavQuery::new();
+        let paths = q.find_paths_to(&mesh, &starts, target, &filter);
+        q.grow_slots(&mesh, target, paths.len(), 1.0, &filter)
+            .expect("slots");
+        let (mut fast, mut same_points) = (0, 0);
+        for (n, path) in paths.iter().enumerate() {
+            let Ok(path) = path else { continue };
+            let k = n % q.slots.taken.len();
+            // both ways, each from the path to the target
+            let mut whole = path.clone();
+            q.extend_to_slot(&mesh, &mut whole, k);
+            let mut whole = path.clone();
+            q.extend_along_corridor(&mesh, &mut whole, k);
+            let mut back = path.clone();
+            if !q.extend_from_corner(&mesh, &mut back, k) {
+                continue;
+            }
+            fast += 1;
+            assert_eq!(back.corridor(), whole.corridor(), "unit {n}");
+            let (a, b) = (back.length(), whole.length());
+            assert!((a - b).abs() <= 1e-5 * b, "unit {n}: {a} against {b}");
+            assert_eq!(back.waypoints().last(), Some(&q.slots.taken[k].at));
+            same_points += usize::from(back.waypoints() == whole.waypoints());
+        }
+        assert!(
+            fast > paths.len() / 2,
+            "{fast} of {} pulled back",
+            paths.len()
+        );
+        eprintln!("{fast} pulled back, {same_points} with the same waypoints");
     }
 }
