@@ -53,7 +53,7 @@ pub fn pull_corners_while(
     portals: &[[Vec2; 2]],
     corner: impl FnMut(Vec2) -> bool,
 ) {
-    funnel_corners(start, Some(goal), portals, corner);
+    funnel_corners::<true>(start, goal, portals, corner);
 }
 
 /// The corners that `portals` alone commit the taut path from `start` to:
@@ -66,15 +66,17 @@ pub(crate) fn committed_corners_while(
     portals: &[[Vec2; 2]],
     corner: impl FnMut(Vec2) -> bool,
 ) {
-    funnel_corners(start, None, portals, corner);
+    // no goal: the start stands in for it, never read
+    funnel_corners::<false>(start, start, portals, corner);
 }
 
-/// The funnel behind [`pull_corners_while`] (a goal) and
-/// [`committed_corners_while`] (none: the portals alone).
+/// The funnel behind [`pull_corners_while`] (`GOAL`: `goal` is one more
+/// portal, both of whose ends it is) and [`committed_corners_while`] (no
+/// goal: the portals alone).
 #[inline(always)]
-fn funnel_corners(
+fn funnel_corners<const GOAL: bool>(
     start: Vec2,
-    goal: Option<Vec2>,
+    goal: Vec2,
     portals: &[[Vec2; 2]],
     mut corner: impl FnMut(Vec2) -> bool,
 ) {
@@ -87,13 +89,11 @@ fn funnel_corners(
     let (mut to_left, mut to_right) = (Vec2::ZERO, Vec2::ZERO);
     let (mut left_i, mut right_i) = (0usize, 0usize);
     let mut i = 0usize;
-    // the goal, if any, is one more portal, both of whose ends it is
-    let end = portals.len() + usize::from(goal.is_some());
+    let end = portals.len() + usize::from(GOAL);
     while i < end {
-        let [mut l, mut r] = match (portals.get(i), goal) {
-            (Some(&ends), _) => ends,
-            (None, Some(goal)) => [goal, goal],
-            (None, None) => break,
+        let [mut l, mut r] = match portals.get(i) {
+            Some(&ends) => ends,
+            None => [goal, goal],
         };
         let (mut to_l, mut to_r) = (l - apex, r - apex);
         // right_turn >= 0: r is not right of the right side, so it may narrow
@@ -116,7 +116,7 @@ fn funnel_corners(
             } else {
                 // the right side crossed the left one: its corner is a waypoint
                 apex = left;
-                if Some(apex) != goal && !corner(apex) {
+                if (!GOAL || apex != goal) && !corner(apex) {
                     return;
                 }
                 (right, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);
@@ -131,7 +131,7 @@ fn funnel_corners(
                 (left, to_left, left_i) = (l, to_l, i);
             } else {
                 apex = right;
-                if Some(apex) != goal && !corner(apex) {
+                if (!GOAL || apex != goal) && !corner(apex) {
                     return;
                 }
                 (left, to_left, to_right) = (apex, Vec2::ZERO, Vec2::ZERO);
