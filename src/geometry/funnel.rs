@@ -682,6 +682,31 @@ mod tests {
             let want = testing::shortest_length(a, b, &portals);
             proptest::prop_assert!((len - want).abs() <= 1e-3 * want, "{} vs {}", len, want);
         }
+
+        /// The corners a corridor's first portals commit are the first
+        /// corners of the path pulled along all of it, to its goal.
+        #[test]
+        fn committed_corners_begin_the_pulled_path(
+            top in proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..16),
+            bottom in proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..16),
+            ay in -2.0f32..2.0,
+            by in -2.0f32..2.0,
+            wave in 0.0f32..8.0,
+            cut in 0.0f32..=1.0,
+        ) {
+            let strip = testing::strip(&top, &bottom, ay, by, wave);
+            proptest::prop_assume!(strip.is_some());
+            let (a, b, portals) = strip.unwrap();
+            let mut all = Vec::new();
+            pull_corners(a, b, &portals, |p| all.push(p));
+            let first = (cut * portals.len() as f32) as usize;
+            let mut committed = Vec::new();
+            committed_corners_while(a, &portals[..first], |p| {
+                committed.push(p);
+                true
+            });
+            proptest::prop_assert!(all.starts_with(&committed), "{:?} of {:?}", committed, all);
+        }
     }
 
     /// From Berlin_0_512: the apex moves to (256, 70), which lies on the line

@@ -251,19 +251,7 @@ impl NavQuery {
     /// the path to the target where it can ([`NavQuery::extend_from_corner`]),
     /// else along the whole corridor.
     fn extend_to_slot(&mut self, mesh: &NavMesh, path: &mut Path, k: usize) {
-        let s = &mut self.slots;
-        s.chain.clear();
-        let mut at = k as u32;
-        while at != 0 {
-            s.chain.push(at);
-            at = s.taken[at as usize].parent;
-        }
-        s.tail.clear();
-        for &step in s.chain.iter().rev() {
-            let slot = s.taken[step as usize];
-            let range = slot.first as usize..(slot.first + slot.len) as usize;
-            s.tail.extend_from_slice(&s.crossings[range]);
-        }
+        self.slots.chain_to(k);
         if !self.extend_from_corner(mesh, path, k) {
             self.extend_along_corridor(mesh, path, k);
         }
@@ -334,9 +322,10 @@ impl NavQuery {
                 .map(|&(_, _, forward)| t.crossing_ends(forward ^ 1)),
         );
         // where the walk goes on along the old corridor: `corridor[..=last]`
-        let (last, mut region) = match cut {
-            Some(i) => (i, s.kept.last().map_or(u32::MAX, |e| e.1)),
-            None => {
+        let (last, mut region) = match (cut, s.kept.last()) {
+            (Some(i), Some(&(_, region, _))) => (i, region),
+            (Some(_), None) => return false, // a cut is at a region kept
+            (None, _) => {
                 let last = path.corridor.len() - 1;
                 let Some(target) = dense(path.corridor[last]) else {
                     return false;
@@ -437,6 +426,25 @@ impl NavQuery {
 /// after). Speed only: any count gives the same path.
 const SLOT_BACK_REGIONS: usize = 16;
 
+impl Slots {
+    /// The crossings of the chain of steps from the target out to slot `k`,
+    /// into `self.tail`.
+    fn chain_to(&mut self, k: usize) {
+        self.chain.clear();
+        let mut at = k as u32;
+        while at != 0 {
+            self.chain.push(at);
+            at = self.taken[at as usize].parent;
+        }
+        self.tail.clear();
+        for &step in self.chain.iter().rev() {
+            let slot = self.taken[step as usize];
+            let range = slot.first as usize..(slot.first + slot.len) as usize;
+            self.tail.extend_from_slice(&self.crossings[range]);
+        }
+    }
+}
+
 /// No crossing: the forward crossing of the slot's own region.
 const NO_CROSSING: u32 = u32::MAX;
 
@@ -480,8 +488,7 @@ mod tests {
             let Ok(path) = path else { continue };
             let k = n % q.slots.taken.len();
             // both ways, each from the path to the target
-            let mut whole = path.clone();
-            q.extend_to_slot(&mesh, &mut whole, k);
+            q.slots.chain_to(k);
             let mut whole = path.clone();
             q.extend_along_corridor(&mesh, &mut whole, k);
             let mut back = path.clone();
