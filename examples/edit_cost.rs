@@ -1,5 +1,6 @@
 //! Times runtime obstacle edits on a tiled bake of a map: add and remove one
-//! building at many places, with and without the hierarchy.
+//! building at many places, with and without the hierarchy, and says
+//! whether the tiled mesh kept a hierarchy.
 //!
 //! `cargo run --release --example edit_cost -- data/maps/den520d.map [TILE] [flat]`
 //! (`flat`: without the hierarchy only)
@@ -54,8 +55,15 @@ fn main() {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
+        // a tile too small for the hierarchy's byte bound leaves none, though
+        // every edit still builds (and drops) it
+        let hierarchy = match (corridors, cache.mesh().hierarchy_stats()) {
+            (false, _) => String::new(),
+            (true, Some(h)) => format!(", hierarchy at aim {} ({} bytes)", h.cluster_aim, h.bytes),
+            (true, None) => ", no hierarchy kept (over its byte bound)".to_string(),
+        };
         println!(
-            "{path} tile {tile} corridors {corridors}: bake {bake_ms:.1} ms, {} regions; add median {:.0} us, remove median {:.0} us",
+            "{path} tile {tile} corridors {corridors}: bake {bake_ms:.1} ms, {} regions{hierarchy}; add median {:.0} us, remove median {:.0} us",
             cache.mesh().region_count(),
             median(&mut add),
             median(&mut remove)

@@ -84,8 +84,12 @@ pub struct BakeConfig {
     /// snapping step, at least 1), each from its own part of the level, so
     /// that a [`TileCache`] can re-bake only the tiles a runtime obstacle
     /// touches. Regions stop at tile borders, so smaller tiles mean more
-    /// regions and slower queries (figures in BENCHMARKS.md). `None` bakes
-    /// the level whole. Tiles need an agent radius of 0.
+    /// regions and slower queries (figures in BENCHMARKS.md), and a larger
+    /// hierarchy: with [`BakeConfig::corridors`] on, tiles too small for the
+    /// hierarchy to fit [`BakeConfig::max_hierarchy_ratio`] leave the mesh
+    /// without one, and every edit still pays for building and dropping it
+    /// (ARCHITECTURE.md, "Tiles and runtime obstacles"). `None` bakes the
+    /// level whole. Tiles need an agent radius of 0.
     pub tile_size: Option<f32>,
     /// Largest agent radius the baked mesh serves ([`NavMesh::for_radius`]),
     /// world units, at least the mesh's own radius. `None`: the level's
