@@ -22,7 +22,7 @@ use slotmap::Key;
 use super::{NavQuery, Path, PathStatus, QueryFilter};
 use crate::error::QueryError;
 use crate::fxmap::FxHashMap;
-use crate::geometry::{committed_corners_while, push_point};
+use crate::geometry::{committed_corners_while, pull_corners_while, push_point};
 use crate::mesh::{NavMesh, RegionId};
 
 /// The six neighbours of a lattice point, in lattice steps.
@@ -247,9 +247,10 @@ impl NavQuery {
 
     /// Extends `path`, a complete path to the slots' target, to slot `k`:
     /// the taut path along its corridor with the slot's chain of steps
-    /// appended. Pulled back from the slot only until it meets a corner of
-    /// the path to the target where it can ([`NavQuery::extend_from_corner`]),
-    /// else along the whole corridor.
+    /// appended, pulled back from the slot until it meets a corner of the
+    /// path to the target ([`NavQuery::extend_from_corner`]); a path the
+    /// mesh does not know is left to [`NavQuery::extend_along_corridor`],
+    /// which leaves it alone.
     fn extend_to_slot(&mut self, mesh: &NavMesh, path: &mut Path, k: usize) {
         self.slots.chain_to(k);
         if !self.extend_from_corner(mesh, path, k) {
@@ -271,8 +272,10 @@ impl NavQuery {
     /// both corridors share), so the path is the old one up to that corner
     /// and the corners pulled back from the slot after it: the path pulling
     /// the whole corridor gives, for the funnel over the corridor's end
-    /// only. False, with `path` untouched, for a straight path (no corner
-    /// to meet) or when the walk reaches the start without meeting one.
+    /// only. A walk that reaches the start without meeting a corner (a
+    /// straight path to the target has none) pulls the path from the slot
+    /// to the start. False, with `path` untouched, only for a path that is
+    /// not one of this mesh's (a region or portal it names is gone).
     fn extend_from_corner(&mut self, mesh: &NavMesh, path: &mut Path, k: usize) -> bool {
         let t = &mesh.tables;
         let s = &mut self.slots;
@@ -280,7 +283,7 @@ impl NavQuery {
             return true; // the target's own slot: the path is already there
         }
         let n = path.waypoints.len();
-        if n <= 2 || path.corridor.is_empty() {
+        if n < 2 || path.corridor.is_empty() {
             return false;
         }
         // a region's bit in a 64-bit filter of the chain's regions
@@ -355,25 +358,32 @@ impl NavQuery {
                 s.back.push(t.crossing_ends(x ^ 1));
                 (region, next) = (before, next - 1);
             }
+            // walked to the start, the funnel knows its goal and gives every
+            // corner; before that, those the portals so far commit
+            let whole = next == 0;
             s.found.clear();
             let (back, found, mut met) = (&s.back, &mut s.found, None);
             // a corner of the old path on a portal of the old corridor walked
             let on_old = |p: Vec2| back[chain_portals..].iter().any(|e| e[0] == p || e[1] == p);
-            committed_corners_while(slot, back, |p| {
-                match corners.iter().rposition(|&c| c == p) {
-                    Some(j) if on_old(p) => {
-                        met = Some(j);
-                        false
-                    }
-                    _ => {
-                        found.push(p);
-                        true
-                    }
+            let corner = |p: Vec2| match corners.iter().rposition(|&c| c == p) {
+                Some(j) if on_old(p) => {
+                    met = Some(j);
+                    false
                 }
-            });
-            if let Some(j) = met {
-                // start and the corners up to the one met, then out to the slot
-                path.waypoints.truncate(j + 2);
+                _ => {
+                    found.push(p);
+                    true
+                }
+            };
+            if whole {
+                pull_corners_while(slot, path.waypoints[0], back, corner);
+            } else {
+                committed_corners_while(slot, back, corner);
+            }
+            if met.is_some() || whole {
+                // the start and the old corners up to the one met (none if
+                // no corner was met), then the corners out to the slot
+                path.waypoints.truncate(met.map_or(1, |j| j + 2));
                 path.waypoints.extend(s.found.iter().rev());
                 push_point(&mut path.waypoints, slot);
                 // the old corridor up to the cut, then the chain's kept regions
@@ -383,9 +393,6 @@ impl NavQuery {
                     .extend(s.kept[..chain].iter().rev().map(|e| e.0));
                 path.finish(PathStatus::Complete);
                 return true;
-            }
-            if next == 0 {
-                return false;
             }
             chunk *= 4;
         }
@@ -469,7 +476,8 @@ mod tests {
     /// gives what pulling the whole corridor gives (the same corridor and
     /// length; where the path runs along a straight wall, the wall's
     /// corners it names may differ), on Aurora's units sent to slots
-    /// around a scenario's goal; most units take that way.
+    /// around a scenario's goal; every unit takes that way, those with a
+    /// straight path to the target and those whose slot cuts a loop too.
     #[test]
     fn a_slot_path_pulled_back_to_a_corner_is_the_whole_corridor_pulled() {
         let level = crate::test_data::bundled_level("maps/Aurora.map");
@@ -483,7 +491,7 @@ mod tests {
         let paths = q.find_paths_to(&mesh, &starts, target, &filter);
         q.grow_slots(&mesh, target, paths.len(), 1.0, &filter)
             .expect("slots");
-        let (mut fast, mut same_points, mut cut) = (0, 0, 0);
+        let (mut fast, mut same_points, mut cut, mut straight) = (0, 0, 0, 0);
         for (n, path) in paths.iter().enumerate() {
             let Ok(path) = path else { continue };
             let k = n % q.slots.taken.len();
@@ -503,12 +511,15 @@ mod tests {
             same_points += usize::from(back.waypoints() == whole.waypoints());
             // the chain came back into the corridor and cut a loop
             cut += usize::from(!back.corridor().starts_with(path.corridor()));
+            // no corner to meet: pulled from the slot to the start
+            straight += usize::from(path.waypoints().len() == 2);
         }
-        let all = paths.len();
-        assert!(fast > all * 9 / 10, "{fast} of {all} pulled back");
+        let all = paths.iter().filter(|p| p.is_ok()).count();
+        assert_eq!(fast, all, "{fast} of {all} pulled back");
         assert!(cut > 0, "no slot's chain cut a loop");
+        assert!(straight > 0, "no straight path to the target");
         eprintln!(
-            "{fast} pulled back ({cut} cutting a loop), {same_points} with the same waypoints"
+            "{fast} pulled back ({cut} cutting a loop, {straight} straight), {same_points} with the same waypoints"
         );
     }
 }
