@@ -946,13 +946,7 @@ fn build_leg_tables(
         // an open cluster has no nav node, so no leg tables: none of its
         // points would reach one
         if open[c] {
-            return ClusterLegs {
-                points: Vec::new(),
-                cost: Vec::new(),
-                route: Vec::new(),
-                steps: Vec::new(),
-                kept_from: None,
-            };
+            return ClusterLegs::default();
         }
         cluster_legs(
             t,
@@ -1002,6 +996,7 @@ fn build_leg_tables(
 /// One cluster's part of the leg tables (see [`build_leg_tables`]): its leg
 /// points, per (point, nav node) the cost and the route's last step, and
 /// the steps (numbered from 1 within the cluster).
+#[derive(Default)]
 struct ClusterLegs {
     points: Vec<LegPoint>,
     cost: Vec<f32>,

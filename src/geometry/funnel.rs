@@ -466,6 +466,20 @@ pub(crate) mod testing {
     /// (left, right when crossing), consecutive ones sharing an end as in a
     /// mesh. `None` when the steps fold a triangle over or leave the start
     /// or goal on the wrong side.
+    /// Random [`strip`]s for property tests: its arguments drawn with 1 to
+    /// `steps - 1` steps a side, the strips it refuses left out, as
+    /// (start, goal, portals).
+    pub(crate) fn strips(
+        steps: usize,
+    ) -> impl proptest::strategy::Strategy<Value = (Vec2, Vec2, Vec<[Vec2; 2]>)> {
+        use proptest::strategy::Strategy;
+        let side = || proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..steps);
+        (side(), side(), -2.0f32..2.0, -2.0f32..2.0, 0.0f32..8.0).prop_filter_map(
+            "a strip folded over, or an end on the wrong side",
+            |(top, bottom, ay, by, wave)| strip(&top, &bottom, ay, by, wave),
+        )
+    }
+
     pub(crate) fn strip(
         top: &[(f32, f32)],
         bottom: &[(f32, f32)],
@@ -667,16 +681,7 @@ mod tests {
         /// Pulled paths are as short as the visibility-graph oracle's, on
         /// random triangle strips.
         #[test]
-        fn pulled_length_is_the_shortest(
-            top in proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..16),
-            bottom in proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..16),
-            ay in -2.0f32..2.0,
-            by in -2.0f32..2.0,
-            wave in 0.0f32..8.0,
-        ) {
-            let strip = testing::strip(&top, &bottom, ay, by, wave);
-            proptest::prop_assume!(strip.is_some());
-            let (a, b, portals) = strip.unwrap();
+        fn pulled_length_is_the_shortest((a, b, portals) in testing::strips(16)) {
             let path = pulled(a, b, &portals);
             let len: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
             let want = testing::shortest_length(a, b, &portals);
@@ -687,16 +692,9 @@ mod tests {
         /// corners of the path pulled along all of it, to its goal.
         #[test]
         fn committed_corners_begin_the_pulled_path(
-            top in proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..16),
-            bottom in proptest::collection::vec((0.2f32..3.0, -2.5f32..2.5), 1..16),
-            ay in -2.0f32..2.0,
-            by in -2.0f32..2.0,
-            wave in 0.0f32..8.0,
+            (a, b, portals) in testing::strips(16),
             cut in 0.0f32..=1.0,
         ) {
-            let strip = testing::strip(&top, &bottom, ay, by, wave);
-            proptest::prop_assume!(strip.is_some());
-            let (a, b, portals) = strip.unwrap();
             let mut all = Vec::new();
             pull_corners(a, b, &portals, |p| all.push(p));
             let first = (cut * portals.len() as f32) as usize;
