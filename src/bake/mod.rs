@@ -30,7 +30,7 @@ pub use triangulate::TriangleSoup;
 use crate::error::BakeError;
 use crate::level::Level;
 use crate::mesh::{
-    AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId, Succession,
+    keys, AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId, Succession,
 };
 
 /// How to bake a level.
@@ -363,7 +363,7 @@ impl NavMesh {
         let mut data = assemble(
             &tri.points,
             &polygons,
-            areas,
+            (areas, 0),
             &mut AssemblyScratch::default(),
         );
         stage(3);
@@ -507,7 +507,7 @@ impl AssemblyScratch {
     /// one mesh's worth in all.
     fn recycle(&mut self, data: &mut MeshData) {
         let limit = data.regions.len();
-        self.spare.extend(data.regions.drain().map(|(_, r)| {
+        self.spare.extend(data.regions.drain().map(|r| {
             let (mut vertices, mut portals) = (r.vertices, r.portals);
             vertices.clear();
             portals.clear();
@@ -522,11 +522,12 @@ impl AssemblyScratch {
     }
 }
 
-/// Regions and portals from merged polygons, with components.
+/// Regions and portals from merged polygons, with components, their keys
+/// handed out at `key_generation` ([`crate::mesh::keys`]).
 fn assemble(
     points: &[glam::DVec2],
     polygons: &[merge::MergedPolygon],
-    areas: Vec<AreaKind>,
+    (areas, key_generation): (Vec<AreaKind>, u32),
     scratch: &mut AssemblyScratch,
 ) -> MeshData {
     // the directed edges, grouped by first point (a counting sort)
@@ -579,25 +580,29 @@ fn assemble(
             portals,
             area: poly.area,
             component: 0,
+            key_generation: 0,
             index: i as u32,
         });
     }
-    link(regions, areas, scratch)
+    link(regions, (areas, key_generation), scratch)
 }
 
 /// The mesh of `regions` (inserted in index order into an empty map, their
 /// portal lists empty) with the pairs of edges in `scratch.twins` made
 /// portals, numbered in the order of their first region and its edges, and
-/// the components numbered by their first region.
+/// the components numbered by their first region; its keys handed out, and
+/// stored, at `key_generation` ([`crate::mesh::keys`]).
 pub(crate) fn link(
     mut regions: SlotMap<RegionId, Region>,
-    areas: Vec<AreaKind>,
+    (areas, key_generation): (Vec<AreaKind>, u32),
     scratch: &AssemblyScratch,
 ) -> MeshData {
     let keys: Vec<RegionId> = regions.keys().collect();
     for region in regions.values_mut() {
         region.portals.resize(region.vertices.len(), None);
+        region.key_generation = key_generation;
     }
+    let handed_out = |k: RegionId| keys::shifted(k, key_generation);
     let mut portals: SlotMap<PortalId, Portal> =
         SlotMap::with_capacity_and_key(scratch.twins.len() / 2);
     // components: union-find over the portals, numbered by first region
@@ -616,11 +621,13 @@ pub(crate) fn link(
             // region i has the edge a -> b counter-clockwise: crossing from i
             // into j, b is on the left hand and a on the right
             let pid = portals.insert(Portal {
-                regions: [key, keys[j as usize]],
+                regions: [handed_out(key), handed_out(keys[j as usize])],
                 left: v[(k + 1) % n],
                 right: v[k],
+                key_generation,
                 index,
             });
+            let pid = keys::shifted(pid, key_generation);
             regions[key].portals[k] = Some(pid);
             regions[keys[j as usize]].portals[slot as usize] = Some(pid);
             uf.union(i as u32, j);
@@ -649,8 +656,8 @@ pub(crate) fn link(
         agents: Vec::new(),
         snap_scale: 1.0,
         tiling: None,
-        regions,
-        portals,
+        regions: keys::Keyed::at_generation(regions, key_generation),
+        portals: keys::Keyed::at_generation(portals, key_generation),
         areas,
         nav_points: Vec::new(),
         stats,

@@ -186,7 +186,7 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     let mut derived = assemble(
         &tri.points,
         &polygons,
-        data.areas.clone(),
+        (data.areas.clone(), data.key_generation()),
         &mut AssemblyScratch::default(),
     );
     derived.stats.triangles = tri.tris.len() as u32;

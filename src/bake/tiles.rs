@@ -557,7 +557,7 @@ impl TileCache {
             level,
             config,
             (&tiling, &tiles, grid),
-            (areas.clone(), 0.0),
+            (areas.clone(), 0.0, 0),
             &mut scratch,
             (None, None),
         )?;
@@ -1068,11 +1068,14 @@ impl TileCache {
             succession: &kept,
             copied: &[],
         };
+        // the new mesh's keys are the next generation's: every key of the
+        // old one is stale in it (`crate::mesh::keys`)
+        let key_generation = before.data.key_generation().wrapping_add(1);
         let mesh = match build_mesh(
             &self.level,
             &self.config,
             (&self.tiling, &self.tiles, self.grid),
-            (self.areas.clone(), 0.0),
+            (self.areas.clone(), 0.0, key_generation),
             &mut self.scratch,
             (Some(replacing), Some(&reuse)),
         ) {
@@ -1353,11 +1356,16 @@ impl<'a> TiledDerivation<'a> {
     ) -> Result<NavMesh, BakeError> {
         let (level, mut config) = super::sized::finishing(self.base, radius);
         config.tile_size = Some(self.tiling.size as f32);
+        // keys at the base's generation: two meshes of this radius at one
+        // generation are derivations of one base, the same mesh, whether
+        // carried through edits or derived afresh after the radius was
+        // forgotten (`crate::mesh::keys`)
+        let key_generation = self.base.data.key_generation();
         build_mesh(
             &level,
             &config,
             (&self.tiling, tiles, self.grid),
-            (self.base.data.areas.clone(), radius),
+            (self.base.data.areas.clone(), radius, key_generation),
             &mut MeshScratch::default(),
             (replacing, reuse),
         )
@@ -1512,7 +1520,7 @@ fn build_mesh(
     level: &Level,
     config: &BakeConfig,
     (tiling, tiles, grid): (&Tiling, &[TileMesh], Grid),
-    (areas, radius): (Vec<AreaKind>, f32),
+    (areas, radius, key_generation): (Vec<AreaKind>, f32, u32),
     scratch: &mut MeshScratch,
     (replacing, reuse): (Option<Replacing<'_>>, Option<&Reuse<'_>>),
 ) -> Result<NavMesh, BakeError> {
@@ -1604,7 +1612,7 @@ fn build_mesh(
     let (points, polygons) = (&*points, &mut polygons[..]);
     split_border_edges(tiling, points, (border, touches_border), polygons);
     let mut data = match reuse {
-        None => assemble(points, polygons, areas, assembly),
+        None => assemble(points, polygons, (areas, key_generation), assembly),
         Some(reuse) => {
             let gathered = Gathered {
                 points,
@@ -1612,7 +1620,7 @@ fn build_mesh(
                 tile_start,
             };
             let scratch = (&mut *reassembly, &mut *assembly);
-            reassemble(&gathered, tiles, reuse, areas, scratch)
+            reassemble(&gathered, tiles, reuse, (areas, key_generation), scratch)
         }
     };
     // what the rebuild copied whole (reassembly's renumbering) lets the new
@@ -1699,7 +1707,7 @@ fn reassemble(
     gathered: &Gathered<'_>,
     tiles: &[TileMesh],
     reuse: &Reuse<'_>,
-    areas: Vec<AreaKind>,
+    areas: (Vec<AreaKind>, u32),
     (reassembly, scratch): (&mut ReassemblyScratch, &mut AssemblyScratch),
 ) -> MeshData {
     let ReassemblyScratch {
@@ -1743,6 +1751,7 @@ fn reassemble(
                     portals,
                     area: poly.area,
                     component: 0,
+                    key_generation: 0,
                     index: i,
                 });
             }
@@ -1779,6 +1788,7 @@ fn reassemble(
                 portals,
                 area: was.area,
                 component: 0,
+                key_generation: 0,
                 index: i,
             });
         }

@@ -7,9 +7,10 @@
 //! Built only with the `fuzzing` feature; not part of the API.
 
 use glam::Vec2;
-use slotmap::{Key, KeyData, SlotMap};
+use slotmap::{Key, KeyData};
 
 use super::encode;
+use crate::mesh::keys::Keyed;
 use crate::mesh::MeshData;
 
 /// The baked file's checksum of `bytes` (FNV-1a, 64 bit), for targets that
@@ -82,7 +83,7 @@ fn point(old: Vec2, value: u32) -> Vec2 {
 
 /// The key of another slot: any stored key, or one never stored (version
 /// 3: a fresh bake's keys are all at version 1).
-fn some_key<K: Key, V>(map: &SlotMap<K, V>, value: u32) -> K {
+fn some_key<K: Key, V>(map: &Keyed<K, V>, value: u32) -> K {
     map.keys()
         .nth(value as usize % (map.len() + 1))
         .unwrap_or_else(|| K::from(KeyData::from_ffi(u64::from(value) | 3 << 32)))

@@ -3,6 +3,7 @@
 //! [`crate::query`]; immutable, `Send + Sync`.
 
 pub(crate) mod hierarchy;
+pub(crate) mod keys;
 pub(crate) mod locator;
 mod validate;
 
@@ -11,21 +12,25 @@ pub use validate::{HierarchyError, ValidationError};
 
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
-use slotmap::{new_key_type, SlotMap};
+use slotmap::new_key_type;
 
 use crate::geometry::Aabb;
 use crate::level::{AgentClass, NavPoint};
 pub(crate) use locator::Locator;
 
 new_key_type! {
-    /// Stable key of a [`Region`]; stale keys are detected by the slot map's version.
+    /// Key of a [`Region`] in the mesh that handed it out. A mesh a runtime
+    /// edit makes (`TileCache`) hands out new keys for all its regions, kept
+    /// or new, and a key of another mesh of its lineage is stale there:
+    /// [`NavMesh::region`] answers `None` rather than another region.
     pub struct RegionId;
-    /// Stable key of a [`Portal`].
+    /// Key of a [`Portal`] in the mesh that handed it out; stale after a
+    /// runtime edit as a [`RegionId`] is.
     pub struct PortalId;
 }
 
 /// A convex, counter-clockwise polygon of walkable space with one movement cost.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Region {
     pub(crate) vertices: Vec<Vec2>,
     /// Per edge `i` (from `vertices[i]` to `vertices[i + 1]`): the portal across it, if any.
@@ -33,6 +38,36 @@ pub struct Region {
     pub(crate) area: u16,
     pub(crate) component: u32,
     pub(crate) index: u32,
+    /// The key generation its portals' keys are at ([`keys`]).
+    #[serde(skip)]
+    pub(crate) key_generation: u32,
+}
+
+/// As the derived form would write it, its portals' keys at key generation
+/// 0, the baked file's (see `mesh/keys.rs`).
+impl Serialize for Region {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let g = self.key_generation;
+        let portals = Unshifted(&self.portals, g);
+        let mut st = s.serialize_struct("Region", 5)?;
+        st.serialize_field("vertices", &self.vertices)?;
+        st.serialize_field("portals", &portals)?;
+        st.serialize_field("area", &self.area)?;
+        st.serialize_field("component", &self.component)?;
+        st.serialize_field("index", &self.index)?;
+        st.end()
+    }
+}
+
+/// Optional keys written at generation 0 (see [`keys`]).
+struct Unshifted<'a, K>(&'a [Option<K>], u32);
+
+impl<K: slotmap::Key + Serialize> Serialize for Unshifted<'_, K> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let g = self.1;
+        s.collect_seq(self.0.iter().map(|k| k.map(|k| keys::unshifted(k, g))))
+    }
 }
 
 impl Region {
@@ -84,12 +119,31 @@ impl Region {
 ///
 /// Seen from `regions()[0]` looking into `regions()[1]`, `left()` is on the
 /// left hand and `right()` on the right.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Portal {
     pub(crate) regions: [RegionId; 2],
     pub(crate) left: Vec2,
     pub(crate) right: Vec2,
     pub(crate) index: u32,
+    /// The key generation its regions' keys are at ([`keys`]).
+    #[serde(skip)]
+    pub(crate) key_generation: u32,
+}
+
+/// As the derived form would write it, its regions' keys at key generation
+/// 0, the baked file's (see `mesh/keys.rs`).
+impl Serialize for Portal {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let g = self.key_generation;
+        let regions = self.regions.map(|k| keys::unshifted(k, g));
+        let mut st = s.serialize_struct("Portal", 4)?;
+        st.serialize_field("regions", &regions)?;
+        st.serialize_field("left", &self.left)?;
+        st.serialize_field("right", &self.right)?;
+        st.serialize_field("index", &self.index)?;
+        st.end()
+    }
 }
 
 impl Portal {
@@ -173,8 +227,8 @@ pub(crate) struct MeshData {
     /// The tiles of a tiled bake (`BakeConfig::tile_size`): regions stop at
     /// their borders, and [`NavMesh::for_radius`] derives tile by tile.
     pub tiling: Option<TileGrid>,
-    pub regions: SlotMap<RegionId, Region>,
-    pub portals: SlotMap<PortalId, Portal>,
+    pub regions: keys::Keyed<RegionId, Region>,
+    pub portals: keys::Keyed<PortalId, Portal>,
     pub areas: Vec<AreaKind>,
     pub nav_points: Vec<NavPoint>,
     pub stats: BakeStats,
@@ -183,6 +237,11 @@ pub(crate) struct MeshData {
 }
 
 impl MeshData {
+    /// The key generation its keys are handed out at ([`keys`]).
+    pub(crate) fn key_generation(&self) -> u32 {
+        self.regions.generation()
+    }
+
     /// What deriving the tables relies on, checked before they are derived
     /// from data read from a file: dense indices in order, at least three
     /// finite corners per region and an edge slot for each.

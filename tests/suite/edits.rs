@@ -261,6 +261,85 @@ fn a_shared_mesh_outlives_an_edit_and_its_storage_serves_the_next() {
     );
 }
 
+/// Every region and portal key a mesh handed out is stale in the mesh an
+/// edit makes of it, kept regions' included: `region` and `portal` answer
+/// `None`, never another region (the keys of a fresh slot map would be
+/// handed out again). The new mesh's own keys resolve and agree with each
+/// other, its file is still a fresh bake's, and the mesh for a wider agent
+/// carried through the edit goes stale with it.
+#[test]
+fn keys_of_a_replaced_mesh_are_stale_in_the_next() {
+    let level = rts_base();
+    let config = tiled(16.0, false);
+    // the largest agent class, the mesh's maximum radius
+    let radius = level.agents.iter().map(|a| a.radius).fold(0.0, f32::max);
+    assert!(radius > 0.0, "the RTS level has agent classes");
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    let (near, far) = (vec2(52.0, 5.0), vec2(5.0, 5.0));
+    let wide_before = cache.mesh().for_radius(radius).unwrap();
+    let wide_keys: Vec<_> = wide_before.regions().map(|(k, _)| k).collect();
+    drop(wide_before);
+    let mut seen: Vec<Vec<portalnav::RegionId>> = Vec::new();
+    let mut seen_portals: Vec<Vec<portalnav::PortalId>> = Vec::new();
+    let wall = building(0, vec2(50.0, 0.0), vec2(4.0, 10.0), 0.0);
+    let mut id = None;
+    for step in 0..4 {
+        let mesh = cache.mesh();
+        let keys: Vec<_> = mesh.regions().map(|(k, _)| k).collect();
+        let portals: Vec<_> = mesh.portals().map(|(k, _)| k).collect();
+        // this mesh's keys resolve, and what they store names each other
+        for (k, r) in mesh.regions() {
+            assert_eq!(mesh.region(k), Some(r));
+            for p in r.edge_portals().iter().flatten() {
+                let portal = mesh.portal(*p).expect("a region's portal resolves");
+                assert!(portal.regions().contains(&k));
+            }
+        }
+        for (k, p) in mesh.portals() {
+            for r in p.regions() {
+                let region = mesh.region(r).expect("a portal's region resolves");
+                assert!(region.edge_portals().contains(&Some(k)));
+            }
+        }
+        assert!(mesh.locate(far).is_some_and(|k| keys.contains(&k)));
+        // every earlier mesh's keys are stale here, the far region's too
+        for old in seen.iter().flatten() {
+            assert!(mesh.region(*old).is_none(), "step {step}: {old:?}");
+        }
+        for old in seen_portals.iter().flatten() {
+            assert!(mesh.portal(*old).is_none(), "step {step}: {old:?}");
+        }
+        assert_eq!(bytes(mesh), fresh_bytes(&cache, &config));
+        seen.push(keys);
+        seen_portals.push(portals);
+        id = match id {
+            None => Some(cache.add_obstacle(&wall).unwrap()),
+            Some(id) => {
+                cache.remove_obstacle(id).unwrap();
+                None
+            }
+        };
+        assert!(cache.mesh().locate(near).is_some() == id.is_none());
+    }
+    // the wider agent's mesh was carried through the edits: its keys moved on
+    let wide = cache.mesh().for_radius(radius).unwrap();
+    assert!(wide.regions().count() > 0);
+    assert!(wide_keys.iter().all(|&k| wide.region(k).is_none()));
+    drop(wide);
+    // a radius forgotten before an edit (more radii asked for since than a
+    // mesh keeps) and derived afresh after it: its old keys are stale too
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    let first = cache.mesh().for_radius(radius).unwrap();
+    let first_keys: Vec<_> = first.regions().map(|(k, _)| k).collect();
+    drop(first);
+    for k in 1..=12 {
+        cache.mesh().for_radius(radius * k as f32 / 13.0).unwrap();
+    }
+    cache.add_obstacle(&wall).unwrap();
+    let again = cache.mesh().for_radius(radius).unwrap();
+    assert!(first_keys.iter().all(|&k| again.region(k).is_none()));
+}
+
 /// A wall across the level splits it in two and removing it joins it again.
 #[test]
 fn a_wall_can_split_the_level_and_its_removal_joins_it() {
