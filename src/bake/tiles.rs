@@ -1503,6 +1503,7 @@ fn succession(
     Succession {
         from: before.serial,
         regions,
+        keys: old.region_keys.clone(),
     }
 }
 

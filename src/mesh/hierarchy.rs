@@ -859,6 +859,16 @@ impl HierarchyData {
         self.leg_cost[self.leg_entry(c, i, k)]
     }
 
+    /// Cluster `c`'s leg-table costs ([`LegCosts`]).
+    #[inline]
+    pub(crate) fn leg_costs(&self, c: u32) -> LegCosts<'_> {
+        let nodes = self.nodes_of(c).len();
+        LegCosts {
+            cost: &self.leg_cost[self.leg_start[c as usize] as usize..],
+            nodes,
+        }
+    }
+
     /// Crossings of corridor `e`, from `ends[0]` to `ends[1]`.
     #[inline]
     pub(crate) fn crossings_of(&self, e: &Corridor) -> &[u32] {
@@ -1080,6 +1090,23 @@ fn point_of_node(points: &[LegPoint], node: &NavNode, c: u32) -> Option<usize> {
         }
         NavPointKind::Designer { .. } => p.portal.is_none() && p.at == node.at,
     })
+}
+
+/// One cluster's leg-table costs: a row per local leg point, in it an
+/// entry per nav node of the cluster in the order of
+/// [`HierarchyData::nodes_of`].
+#[derive(Clone, Copy)]
+pub(crate) struct LegCosts<'a> {
+    cost: &'a [f32],
+    nodes: usize,
+}
+
+impl<'a> LegCosts<'a> {
+    /// The costs from local point `i` to every nav node.
+    #[inline]
+    pub(crate) fn row(self, i: usize) -> &'a [f32] {
+        &self.cost[i * self.nodes..(i + 1) * self.nodes]
+    }
 }
 
 /// A failed hierarchy check.

@@ -407,6 +407,9 @@ pub(crate) struct Succession {
     /// region here (the same polygon, area and cost, so the same portal to
     /// any other region kept), or `u32::MAX` where the edit changed it.
     pub regions: Vec<u32>,
+    /// Per dense region of the mesh before: its key there (ascending: a
+    /// mesh's slot map holds its regions in dense order).
+    pub keys: Vec<RegionId>,
 }
 
 /// The next [`NavMesh::serial`].
@@ -559,6 +562,43 @@ impl NavMesh {
     #[must_use]
     pub fn region(&self, id: RegionId) -> Option<&Region> {
         self.data.regions.get(id)
+    }
+
+    /// On a mesh a runtime edit made ([`crate::TileCache`]): the key here of
+    /// the region that `key` named in the mesh the edit replaced, if the
+    /// edit left that region as it was; `None` if the edit removed or
+    /// changed it (or `key` is not a key of that mesh, or this mesh was not
+    /// made by an edit). Every key of the replaced mesh is stale here
+    /// ([`NavMesh::region`] answers `None`): this is how a game carries the
+    /// regions it keeps ids of through an edit.
+    ///
+    /// # Example
+    /// ```
+    /// use glam::vec2;
+    /// use portalnav::{BakeConfig, Level, TileCache};
+    ///
+    /// let level = Level::from_json_str(r#"{"walkable": [[[0,0],[64,0],[64,64],[0,64]]]}"#)?;
+    /// let config = BakeConfig { tile_size: Some(16.0), ..BakeConfig::default() };
+    /// let mut cache = TileCache::new(&level, &config)?;
+    /// let (far, near) = (vec2(60., 60.), vec2(6., 6.));
+    /// let (far_key, near_key) = (cache.mesh().locate(far).unwrap(), cache.mesh().locate(near).unwrap());
+    /// cache.add_obstacle(&[vec2(4., 4.), vec2(8., 4.), vec2(8., 8.), vec2(4., 8.)])?;
+    /// let mesh = cache.mesh();
+    /// assert!(mesh.region(far_key).is_none(), "stale after the edit");
+    /// assert_eq!(mesh.region_after_edit(far_key), mesh.locate(far), "left alone");
+    /// assert_eq!(mesh.region_after_edit(near_key), None, "built over");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn region_after_edit(&self, key: RegionId) -> Option<RegionId> {
+        let s = self.succession.as_ref()?;
+        let slot = |k: &RegionId| slotmap::Key::data(k).as_ffi() & 0xffff_ffff;
+        let old = s.keys.binary_search_by_key(&slot(&key), slot).ok()?;
+        if s.keys[old] != key {
+            return None;
+        }
+        let new = *s.regions.get(old)?;
+        self.tables.region_keys.get(new as usize).copied()
     }
 
     /// The portal with this key, or `None` for a stale or foreign key.

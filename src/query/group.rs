@@ -434,10 +434,7 @@ impl NavQuery {
         let &node = nodes.get(k)?;
         // its leg's estimate, as `legs` computes it (there points outer,
         // nodes inner: the same minimum, first point on a tie)
-        let (rate, base) = (
-            t.region_cost[region as usize],
-            h.leg_start[c as usize] as usize,
-        );
+        let (rate, table) = (t.region_cost[region as usize], h.leg_costs(c));
         let points = h.points_of(c);
         let mut leg = Leg {
             node,
@@ -446,8 +443,7 @@ impl NavQuery {
             first_point: 0,
         };
         for &i in mesh.hier.points_touching(region) {
-            let cost = p.distance(points[i as usize].at) * rate
-                + h.leg_cost[base + i as usize * nodes.len() + k];
+            let cost = p.distance(points[i as usize].at) * rate + table.row(i as usize)[k];
             if cost < leg.cost {
                 leg.cost = cost;
                 leg.first_point = i;

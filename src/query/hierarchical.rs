@@ -433,11 +433,10 @@ pub(super) fn legs(mesh: &NavMesh, h: &HierarchyData, region: u32, p: Vec2, out:
         cost: f32::INFINITY,
         first_point: 0,
     }));
-    let base = h.leg_start[c as usize] as usize;
+    let table = h.leg_costs(c);
     for &i in mesh.hier.points_touching(region) {
         let to_point = p.distance(points[i as usize].at) * rate;
-        let row = base + i as usize * nodes.len();
-        for (leg, &d) in out.iter_mut().zip(&h.leg_cost[row..row + nodes.len()]) {
+        for (leg, &d) in out.iter_mut().zip(table.row(i as usize)) {
             let cost = to_point + d;
             if cost < leg.cost {
                 leg.cost = cost;

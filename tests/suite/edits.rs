@@ -283,6 +283,8 @@ fn keys_of_a_replaced_mesh_are_stale_in_the_next() {
     let mut seen_portals: Vec<Vec<portalnav::PortalId>> = Vec::new();
     let wall = building(0, vec2(50.0, 0.0), vec2(4.0, 10.0), 0.0);
     let mut id = None;
+    // the regions at the far point and beside the wall, in the last mesh
+    let mut located: Option<[portalnav::RegionId; 2]> = None;
     for step in 0..4 {
         let mesh = cache.mesh();
         let keys: Vec<_> = mesh.regions().map(|(k, _)| k).collect();
@@ -302,10 +304,24 @@ fn keys_of_a_replaced_mesh_are_stale_in_the_next() {
             }
         }
         assert!(mesh.locate(far).is_some_and(|k| keys.contains(&k)));
-        // every earlier mesh's keys are stale here, the far region's too
+        // every earlier mesh's keys are stale here, the far region's too,
+        // and the last mesh's carry over where the edit left their region
         for old in seen.iter().flatten() {
             assert!(mesh.region(*old).is_none(), "step {step}: {old:?}");
         }
+        if let Some([far_was, near_was]) = located {
+            assert_eq!(mesh.region_after_edit(far_was), mesh.locate(far));
+            assert_eq!(mesh.region_after_edit(near_was), None, "step {step}");
+        }
+        let older = seen.len().saturating_sub(1);
+        for old in seen.iter().take(older).flatten() {
+            assert_eq!(mesh.region_after_edit(*old), None);
+        }
+        assert!(keys.iter().all(|&k| mesh.region_after_edit(k).is_none()));
+        located = Some([
+            mesh.locate(far).unwrap(),
+            mesh.locate(vec2(52.5, 10.5)).unwrap(),
+        ]);
         for old in seen_portals.iter().flatten() {
             assert!(mesh.portal(*old).is_none(), "step {step}: {old:?}");
         }
