@@ -41,6 +41,7 @@ use super::{
 };
 use crate::error::{BakeError, EditError};
 use crate::fxmap::FxHashMap;
+use crate::geometry::Aabb;
 use crate::level::{validate_obstacle, Level};
 use crate::mesh::hierarchy::{HierarchyData, TableBuild};
 use crate::mesh::{
@@ -431,6 +432,8 @@ pub struct TileCache {
     /// pending in the meshes it carried for wider agents, by the carried
     /// mesh's serial.
     carried_tables: Vec<(u64, TableBuild)>,
+    /// [`TileCache::changed_area`].
+    changed_area: Option<Aabb>,
 }
 
 /// Storage [`build_mesh`] reuses from one edit to the next.
@@ -577,6 +580,7 @@ impl TileCache {
             table: None,
             landmarks: None,
             carried_tables: Vec::new(),
+            changed_area: None,
         })
     }
 
@@ -905,6 +909,19 @@ impl TileCache {
         waiting == 0
     }
 
+    /// Where the last edit could change regions: the box of the tiles it
+    /// baked again and their four neighbours (whose border edges it may
+    /// split); `None` before the first edit, or when the last changed no
+    /// tile (an obstacle off the level). Every region of the mesh before
+    /// it that lies outside the box is in the mesh after it, as it was:
+    /// [`NavMesh::region_after_edit`] gives its new key. What a game keeps
+    /// per region or per place (cover points, influence maps) needs a look
+    /// again only inside it.
+    #[must_use]
+    pub fn changed_area(&self) -> Option<Aabb> {
+        self.changed_area
+    }
+
     /// Counts the successful edits ([`TileCache::apply`] calls, and the
     /// single-edit calls): 0 after the bake. Keep it with a path to ask
     /// [`TileCache::path_affected`] later.
@@ -1062,6 +1079,19 @@ impl TileCache {
         });
         let reuse = Reuse::new(&self.tiling, before, old_counts, &rebaked_tiles);
         let changed = &reuse.changed;
+        let changed_area = (0..tiles.len())
+            .filter(|&t| changed[t])
+            .map(|t| {
+                let [lo, hi] = self.tiling.rect(t);
+                Aabb {
+                    min: lo.as_vec2(),
+                    max: hi.as_vec2(),
+                }
+            })
+            .reduce(|a, b| Aabb {
+                min: a.min.min(b.min),
+                max: a.max.max(b.max),
+            });
         let kept = |after: &NavMesh| succession(before, after, tiles, (&dirty, &old), changed);
         let replacing = Replacing {
             old: before,
@@ -1101,6 +1131,7 @@ impl TileCache {
         // (the carried tables' builds are by mesh: one whose radius kept its
         // mesh goes on, the others go at the next refresh)
         self.generation += 1;
+        self.changed_area = changed_area;
         for id in removed {
             let o = self.obstacles.remove(id).expect("checked above");
             for t in o.tiles.iter().flat_map(|&r| self.tiling.tiles(r)) {

@@ -266,7 +266,10 @@ fn a_shared_mesh_outlives_an_edit_and_its_storage_serves_the_next() {
 /// `None`, never another region (the keys of a fresh slot map would be
 /// handed out again). The new mesh's own keys resolve and agree with each
 /// other, its file is still a fresh bake's, and the mesh for a wider agent
-/// carried through the edit goes stale with it.
+/// carried through the edit goes stale with it. `region_after_edit` carries
+/// the last mesh's keys of the regions the edit kept, which include every
+/// region outside `changed_area` (the wall touches a tile border, so the
+/// area must take in the neighbouring tile whose border edges it splits).
 #[test]
 fn keys_of_a_replaced_mesh_are_stale_in_the_next() {
     let level = rts_base();
@@ -275,16 +278,20 @@ fn keys_of_a_replaced_mesh_are_stale_in_the_next() {
     let radius = level.agents.iter().map(|a| a.radius).fold(0.0, f32::max);
     assert!(radius > 0.0, "the RTS level has agent classes");
     let mut cache = TileCache::new(&level, &config).unwrap();
-    let (near, far) = (vec2(52.0, 5.0), vec2(5.0, 5.0));
+    let (near, far) = (vec2(46.0, 5.0), vec2(5.0, 5.0));
     let wide_before = cache.mesh().for_radius(radius).unwrap();
     let wide_keys: Vec<_> = wide_before.regions().map(|(k, _)| k).collect();
     drop(wide_before);
     let mut seen: Vec<Vec<portalnav::RegionId>> = Vec::new();
     let mut seen_portals: Vec<Vec<portalnav::PortalId>> = Vec::new();
-    let wall = building(0, vec2(50.0, 0.0), vec2(4.0, 10.0), 0.0);
+    // a wall against the border at x = 48 of tiles of 16: it splits the
+    // edges of the neighbouring tile's regions along that border
+    let wall = building(0, vec2(44.0, 0.0), vec2(4.0, 10.0), 0.0);
     let mut id = None;
     // the regions at the far point and beside the wall, in the last mesh
     let mut located: Option<[portalnav::RegionId; 2]> = None;
+    // the last mesh's regions, with their corners
+    let mut shapes: Vec<(portalnav::RegionId, Vec<Vec2>)> = Vec::new();
     for step in 0..4 {
         let mesh = cache.mesh();
         let keys: Vec<_> = mesh.regions().map(|(k, _)| k).collect();
@@ -313,6 +320,30 @@ fn keys_of_a_replaced_mesh_are_stale_in_the_next() {
             assert_eq!(mesh.region_after_edit(far_was), mesh.locate(far));
             assert_eq!(mesh.region_after_edit(near_was), None, "step {step}");
         }
+        // outside the area the edit could change, every region is kept,
+        // and the key the last mesh had for it leads to it
+        if let Some(area) = cache.changed_area().filter(|_| step > 0) {
+            let (lo, hi) = (area.min, area.max);
+            assert!(lo.cmple(vec2(44.0, 0.0)).all() && hi.cmpge(vec2(48.0, 10.0)).all());
+            let mut outside = 0;
+            for (k, vertices) in &shapes {
+                let b = vertices
+                    .iter()
+                    .fold((hi, lo), |(a, b), &v| (a.min(v), b.max(v)));
+                if b.1.cmple(lo).any() || b.0.cmpge(hi).any() {
+                    let now = mesh
+                        .region_after_edit(*k)
+                        .expect("a region outside is kept");
+                    assert_eq!(mesh.region(now).unwrap().vertices(), &vertices[..]);
+                    outside += 1;
+                }
+            }
+            assert!(outside > shapes.len() / 2, "{outside} of {}", shapes.len());
+        }
+        shapes = mesh
+            .regions()
+            .map(|(k, r)| (k, r.vertices().to_vec()))
+            .collect();
         let older = seen.len().saturating_sub(1);
         for old in seen.iter().take(older).flatten() {
             assert_eq!(mesh.region_after_edit(*old), None);
@@ -320,7 +351,7 @@ fn keys_of_a_replaced_mesh_are_stale_in_the_next() {
         assert!(keys.iter().all(|&k| mesh.region_after_edit(k).is_none()));
         located = Some([
             mesh.locate(far).unwrap(),
-            mesh.locate(vec2(52.5, 10.5)).unwrap(),
+            mesh.locate(vec2(46.5, 10.5)).unwrap(),
         ]);
         for old in seen_portals.iter().flatten() {
             assert!(mesh.portal(*old).is_none(), "step {step}: {old:?}");
