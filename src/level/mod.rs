@@ -167,18 +167,24 @@ fn field_error(source_name: &str, field: String, reason: impl Into<String>) -> L
     }
 }
 
-fn validate_point(source_name: &str, field: &str, p: Vec2) -> Result<(), LevelError> {
+/// Checks one point; `field` names it, written only for an error (a level
+/// has a name for each of its points).
+fn validate_point(
+    source_name: &str,
+    field: impl FnOnce() -> String,
+    p: Vec2,
+) -> Result<(), LevelError> {
     if !p.is_finite() {
         return Err(field_error(
             source_name,
-            field.to_string(),
+            field(),
             "coordinate is not finite",
         ));
     }
     if p.x.abs() > MAX_COORD || p.y.abs() > MAX_COORD {
         return Err(field_error(
             source_name,
-            field.to_string(),
+            field(),
             format!("coordinate ({}, {}) is outside +-{MAX_COORD}", p.x, p.y),
         ));
     }
@@ -186,14 +192,15 @@ fn validate_point(source_name: &str, field: &str, p: Vec2) -> Result<(), LevelEr
 }
 
 /// Checks one polygon; `strict` also rejects zero area and self-intersections.
+/// `field` names it, written only for an error.
 fn validate_polygon(
     source_name: &str,
-    field: &str,
+    field: impl Fn() -> String,
     poly: &[Vec2],
     strict: bool,
 ) -> Result<(), LevelError> {
     for (i, &p) in poly.iter().enumerate() {
-        validate_point(source_name, &format!("{field}[{i}]"), p)?;
+        validate_point(source_name, || format!("{}[{i}]", field()), p)?;
     }
     let mut distinct: Vec<Vec2> = poly.to_vec();
     distinct.dedup();
@@ -203,7 +210,7 @@ fn validate_polygon(
     if distinct.len() < 3 {
         return Err(field_error(
             source_name,
-            field.to_string(),
+            field(),
             format!(
                 "a polygon needs at least 3 distinct points, found {}",
                 distinct.len()
@@ -215,16 +222,12 @@ fn validate_polygon(
     }
     let area = geometry::signed_area(&distinct);
     if area.abs() < 1e-9 {
-        return Err(field_error(
-            source_name,
-            field.to_string(),
-            "polygon has zero area",
-        ));
+        return Err(field_error(source_name, field(), "polygon has zero area"));
     }
     if let Some((i, j)) = first_self_intersection(&distinct) {
         return Err(field_error(
             source_name,
-            field.to_string(),
+            field(),
             format!("polygon intersects itself: edge {i} crosses edge {j}"),
         ));
     }
@@ -234,7 +237,7 @@ fn validate_polygon(
 /// Checks a runtime obstacle polygon as strictly as a JSON level's: finite,
 /// in range, at least 3 distinct points, nonzero area, not self-intersecting.
 pub(crate) fn validate_obstacle(field: &str, poly: &[Vec2]) -> Result<(), LevelError> {
-    validate_polygon(MEMORY_SOURCE, field, poly, true)
+    validate_polygon(MEMORY_SOURCE, || field.to_string(), poly, true)
 }
 
 /// Whether polygon edges `i` and `j` (`i < j`) may not coexist: adjacent
@@ -274,15 +277,15 @@ pub(crate) fn validate_level(
         });
     }
     for (i, poly) in level.walkable.iter().enumerate() {
-        validate_polygon(source_name, &format!("walkable[{i}]"), poly, strict)?;
+        validate_polygon(source_name, || format!("walkable[{i}]"), poly, strict)?;
     }
     for (i, poly) in level.obstacles.iter().enumerate() {
-        validate_polygon(source_name, &format!("obstacles[{i}]"), poly, strict)?;
+        validate_polygon(source_name, || format!("obstacles[{i}]"), poly, strict)?;
     }
     for (i, area) in level.areas.iter().enumerate() {
         validate_polygon(
             source_name,
-            &format!("areas[{i}].polygon"),
+            || format!("areas[{i}].polygon"),
             &area.polygon,
             strict,
         )?;
@@ -299,7 +302,7 @@ pub(crate) fn validate_level(
         }
     }
     for (i, p) in level.nav_points.iter().enumerate() {
-        validate_point(source_name, &format!("nav_points[{i}].at"), p.at)?;
+        validate_point(source_name, || format!("nav_points[{i}].at"), p.at)?;
         if level.nav_points[..i].iter().any(|q| q.name == p.name) {
             return Err(field_error(
                 source_name,
