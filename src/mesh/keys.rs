@@ -23,11 +23,9 @@ use slotmap::{Key, KeyData, SlotMap};
 /// `key` as a mesh `generation` edits on hands it out (see the module).
 #[inline]
 pub(crate) fn shifted<K: Key>(key: K, generation: u32) -> K {
-    let bits = key.data().as_ffi();
-    let version = ((bits >> 32) as u32).wrapping_add(generation.wrapping_mul(2));
-    K::from(KeyData::from_ffi(
-        u64::from(version) << 32 | (bits & 0xffff_ffff),
-    ))
+    // the version is the high half: adding there wraps it alone
+    let by = u64::from(generation.wrapping_mul(2)) << 32;
+    K::from(KeyData::from_ffi(key.data().as_ffi().wrapping_add(by)))
 }
 
 /// The slot map key behind `key` handed out at `generation` (the inverse
