@@ -22,7 +22,8 @@ new_key_type! {
     /// Key of a [`Region`] in the mesh that handed it out. A mesh a runtime
     /// edit makes (`TileCache`) hands out new keys for all its regions, kept
     /// or new, and a key of another mesh of its lineage is stale there:
-    /// [`NavMesh::region`] answers `None` rather than another region.
+    /// [`NavMesh::region`] answers `None` rather than another region, and
+    /// [`NavMesh::region_after_edit`] gives a kept region's new key.
     pub struct RegionId;
     /// Key of a [`Portal`] in the mesh that handed it out; stale after a
     /// runtime edit as a [`RegionId`] is.
