@@ -15,7 +15,8 @@
 //! saves the bytes of a fresh bake and loads at generation 0.
 //!
 //! Versions wrap after 2^31 generations, when old keys could name a region
-//! again.
+//! again. Keys do not outlive a save and load: a loaded mesh is at
+//! generation 0, as the bake it saves the bytes of, whatever edits made it.
 
 use serde::{Deserialize, Serialize};
 use slotmap::{Key, KeyData, SlotMap};

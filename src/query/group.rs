@@ -170,18 +170,10 @@ impl NavQuery {
         };
         self.group_tree.reset(mesh, h, (at, region), slots);
         if h.has_table() {
-            // per nav node: the cheapest tabled distance + goal leg
+            // the distances are read when a unit first needs them
+            // (`tabled_distances`): a move whose units all stand near the
+            // goal takes the flat search and reads none
             self.group_dist.clear();
-            self.group_dist.extend((0..h.nodes.len() as u32).map(|n| {
-                let mut best = (f32::INFINITY, u32::MAX);
-                for (k, l) in self.group_legs.iter().enumerate() {
-                    let d = h.l2_distance(n, l.node) + l.cost;
-                    if d < best.0 {
-                        best = (d, k as u32);
-                    }
-                }
-                best
-            }));
             self.group_work = 1;
             return Some(GroupGoal {
                 at,
@@ -216,6 +208,25 @@ impl NavQuery {
             cluster,
             tabled: false,
         })
+    }
+
+    /// On a tabled hierarchy, fills `self.group_dist` for the last group
+    /// search's goal legs, unless it is filled: per nav node, the cheapest
+    /// tabled distance + goal leg, and that leg.
+    fn tabled_distances(&mut self, h: &HierarchyData) {
+        if !self.group_dist.is_empty() {
+            return;
+        }
+        self.group_dist.extend((0..h.nodes.len() as u32).map(|n| {
+            let mut best = (f32::INFINITY, u32::MAX);
+            for (k, l) in self.group_legs.iter().enumerate() {
+                let d = h.l2_distance(n, l.node) + l.cost;
+                if d < best.0 {
+                    best = (d, k as u32);
+                }
+            }
+            best
+        }));
     }
 
     /// Expansions of the last group search ([`NavQuery::search_from_goal`]).
@@ -260,6 +271,9 @@ impl NavQuery {
         let cs = h.region_cluster[ends.start_region as usize];
         if cs == g.cluster || mesh.hier.neighbours(cs, g.cluster) {
             return false;
+        }
+        if g.tabled {
+            self.tabled_distances(h);
         }
         let Some(first) = self.group_first(mesh, h, ends, g.tabled) else {
             return false;
@@ -544,6 +558,7 @@ mod tests {
         let g = q
             .search_from_goal(&mesh, goal, &filter)
             .expect("a group goal");
+        q.tabled_distances(h);
         let (mut decided, mut compared) = (0, 0);
         for i in 0..3000 {
             let f = glam::vec2(

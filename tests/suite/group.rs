@@ -110,7 +110,8 @@ fn a_group_on_a_tabled_hierarchy_is_its_units_own_queries() {
 /// in a group of its own, and its place in the list changes nothing.
 /// Writing them over an earlier group's answers (`find_paths_to_into`:
 /// more of them, fewer, errors where paths were and paths where errors
-/// were) gives exactly the fresh answers. Aurora's tabled bake and a
+/// were) gives exactly the fresh answers, and a query that answered one
+/// group answers the next as a new query does. Aurora's tabled bake and a
 /// searched one.
 #[test]
 fn group_answers_do_not_depend_on_unit_order_or_reused_buffers() {
@@ -147,6 +148,12 @@ fn group_answers_do_not_depend_on_unit_order_or_reused_buffers() {
         let many: Vec<_> = scens.iter().step_by(3).map(|s| s.start_point()).collect();
         let many_fresh = query.find_paths_to(&mesh, &many, other_goal, &filter);
         assert!(many.len() > starts.len() && many_fresh[7].is_ok());
+        // a query that answered another group first answers as a new one
+        let new_query = NavQuery::new().find_paths_to(&mesh, &many, other_goal, &filter);
+        assert!(
+            many_fresh == new_query,
+            "a group's answers depend on the group before"
+        );
         let mut out = Vec::new();
         query.find_paths_to_into(&mesh, &starts, goal, &filter, &mut out);
         assert_eq!(out, fresh);
