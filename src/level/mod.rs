@@ -167,8 +167,8 @@ fn field_error(source_name: &str, field: String, reason: impl Into<String>) -> L
     }
 }
 
-/// Checks one point; `field` names it, written only for an error (a level
-/// has a name for each of its points).
+/// Checks one point; `field` names it in an error, and is written only
+/// then.
 fn validate_point(
     source_name: &str,
     field: impl FnOnce() -> String,
@@ -192,7 +192,7 @@ fn validate_point(
 }
 
 /// Checks one polygon; `strict` also rejects zero area and self-intersections.
-/// `field` names it, written only for an error.
+/// `field` names it in an error, and is written only then.
 fn validate_polygon(
     source_name: &str,
     field: impl Fn() -> String,
