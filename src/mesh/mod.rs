@@ -243,6 +243,12 @@ impl MeshData {
         self.regions.generation()
     }
 
+    /// The dense index of the region with this key, `None` for a stale or
+    /// foreign key.
+    pub(crate) fn dense_index(&self, key: RegionId) -> Option<u32> {
+        self.regions.get(key).map(|r| r.index)
+    }
+
     /// What deriving the tables relies on, checked before they are derived
     /// from data read from a file: dense indices in order, at least three
     /// finite corners per region and an edge slot for each.
@@ -752,7 +758,7 @@ impl Tables {
         let bounds = Aabb::from_points(&corners);
         region_start.push(region_portals.len() as u32);
         corner_start.push(corners.len() as u32);
-        let index_of = |k: RegionId| data.regions.get(k).map_or(u32::MAX, |r| r.index);
+        let index_of = |k: RegionId| data.dense_index(k).unwrap_or(u32::MAX);
         let portal_regions: Vec<[u32; 2]> = data
             .portals
             .values()

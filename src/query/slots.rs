@@ -315,7 +315,7 @@ impl NavQuery {
                 }
             }
         }
-        let dense = |key: RegionId| mesh.data.regions.get(key).map(|r| r.index);
+        let dense = |key: RegionId| mesh.data.dense_index(key);
         // the portals walked back from the slot over the chain's part
         s.back.clear();
         s.back.extend(
@@ -408,7 +408,7 @@ impl NavQuery {
         let mut dense = path
             .corridor
             .iter()
-            .filter_map(|&key| mesh.data.regions.get(key).map(|r| r.index));
+            .filter_map(|&key| mesh.data.dense_index(key));
         let Some(start_region) = dense.next() else {
             return;
         };
