@@ -30,7 +30,8 @@ pub use triangulate::TriangleSoup;
 use crate::error::BakeError;
 use crate::level::Level;
 use crate::mesh::{
-    keys, AreaKind, BakeStats, MeshData, NavMesh, Portal, PortalId, Region, RegionId, Succession,
+    keys, AreaKind, BakeStats, EdgeTwins, Linked, MeshData, NavMesh, Portal, PortalId, Region,
+    RegionId, Succession,
 };
 
 /// How to bake a level.
@@ -360,7 +361,7 @@ impl NavMesh {
 
         let (areas, kind_of) = area_kinds(level);
         number_areas(&outline, &mut polygons, |level_area| kind_of[level_area]);
-        let mut data = assemble(
+        let (mut data, linked) = assemble(
             &tri.points,
             &polygons,
             (areas, 0),
@@ -374,7 +375,7 @@ impl NavMesh {
         // area check compares the merge's output with its input
         data.stats.walkable_area = tri.walkable_area;
         data.snap_scale = outline.scale;
-        finish(data, level, config, (radius, started), None)
+        finish((data, linked), level, config, (radius, started), None)
     }
 }
 
@@ -395,7 +396,7 @@ struct Replacing<'a> {
 /// replaces a mesh records what it kept of it (`NavMesh::succession`), and
 /// the hierarchy takes the leg tables of the clusters it kept.
 fn finish(
-    mut data: MeshData,
+    (mut data, linked): (MeshData, Linked),
     level: &Level,
     config: &BakeConfig,
     (radius, started): (f32, Instant),
@@ -407,7 +408,8 @@ fn finish(
     data.agents = level.agents.clone();
     data.nav_points = level.nav_points.clone();
     let copied = replacing.as_ref().map(|r| (r.old, r.copied));
-    let mut mesh = NavMesh::from_data_after(data, copied.filter(|(_, c)| !c.is_empty()));
+    let copied = copied.filter(|(_, c)| !c.is_empty());
+    let mut mesh = NavMesh::from_data_after(data, Some(linked), copied);
     // an edit leaves the all-pairs table to `TileCache::refresh_table`
     let table_now = replacing.is_none();
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
@@ -492,15 +494,15 @@ pub(crate) struct AssemblyScratch {
     /// region, edge slot), in polygon order.
     edge_start: Vec<u32>,
     edges: Vec<(u32, u32, u32)>,
-    /// The edge the other way round that pairs with each region's edges:
-    /// region `i`'s edge `k` is `twins[twin_start[i] + k]`, as (region,
-    /// edge slot), or [`NO_TWIN`].
-    pub(crate) twin_start: Vec<u32>,
-    pub(crate) twins: Vec<(u32, u32)>,
+    /// The edge the other way round that pairs with each region's edges,
+    /// ended by the count of edges in `twins.start` once complete.
+    pub(crate) twins: EdgeTwins,
+    /// Per edge of `twins`, the dense portal `link` made of it.
+    edge_portal: Vec<u32>,
 }
 
 /// An edge without a twin: a wall.
-pub(crate) const NO_TWIN: (u32, u32) = (u32::MAX, u32::MAX);
+pub(crate) const NO_TWIN: (u32, u32) = EdgeTwins::WALL;
 
 impl AssemblyScratch {
     /// Keeps `data`'s per-region lists for the next [`assemble`], at most
@@ -529,7 +531,7 @@ fn assemble(
     polygons: &[merge::MergedPolygon],
     (areas, key_generation): (Vec<AreaKind>, u32),
     scratch: &mut AssemblyScratch,
-) -> MeshData {
+) -> (MeshData, Linked) {
     // the directed edges, grouped by first point (a counting sort)
     let (edge_start, edges) = (&mut scratch.edge_start, &mut scratch.edges);
     edge_start.clear();
@@ -556,21 +558,22 @@ fn assemble(
     // now edges from point `a` are edges[edge_start[a]..edge_start[a + 1]];
     // an edge a -> b pairs with the edge b -> a (the last listed, should two
     // polygons share it)
-    scratch.twin_start.clear();
-    scratch.twins.clear();
+    let twins = &mut scratch.twins;
+    twins.clear();
     for poly in polygons {
-        scratch.twin_start.push(scratch.twins.len() as u32);
+        twins.start.push(twins.list.len() as u32);
         let n = poly.vertices.len();
         for k in 0..n {
             let (a, b) = (poly.vertices[k], poly.vertices[(k + 1) % n]);
             let from_b =
                 &edges[edge_start[b as usize] as usize..edge_start[b as usize + 1] as usize];
             let twin = from_b.iter().rev().find(|e| e.0 == a);
-            scratch
-                .twins
+            twins
+                .list
                 .push(twin.map_or(NO_TWIN, |&(_, j, slot)| (j, slot)));
         }
     }
+    twins.start.push(twins.list.len() as u32);
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
     for (i, poly) in polygons.iter().enumerate() {
         let (mut vertices, portals) = scratch.lists();
@@ -595,8 +598,8 @@ fn assemble(
 pub(crate) fn link(
     mut regions: SlotMap<RegionId, Region>,
     (areas, key_generation): (Vec<AreaKind>, u32),
-    scratch: &AssemblyScratch,
-) -> MeshData {
+    scratch: &mut AssemblyScratch,
+) -> (MeshData, Linked) {
     let keys: Vec<RegionId> = regions.keys().collect();
     for region in regions.values_mut() {
         region.portals.resize(region.vertices.len(), None);
@@ -604,20 +607,39 @@ pub(crate) fn link(
     }
     let handed_out = |k: RegionId| keys::shifted(k, key_generation);
     let mut portals: SlotMap<PortalId, Portal> =
-        SlotMap::with_capacity_and_key(scratch.twins.len() / 2);
+        SlotMap::with_capacity_and_key(scratch.twins.list.len() / 2);
     // components: union-find over the portals, numbered by first region
     let mut uf = UnionFind::<u32>::new(keys.len());
+    // the dense links: per region the portals of its edges in edge order,
+    // an edge paired with an earlier region taking the portal numbered
+    // there (`edge_portal`, written only for those)
+    let twins = &scratch.twins;
+    let edge_portal = &mut scratch.edge_portal;
+    edge_portal.clear();
+    edge_portal.resize(twins.list.len(), u32::MAX);
+    let mut portal_regions = Vec::with_capacity(twins.list.len() / 2);
+    let mut region_start = Vec::with_capacity(keys.len() + 1);
+    let mut region_portals = Vec::with_capacity(twins.list.len());
     for (i, &key) in keys.iter().enumerate() {
-        let first = scratch.twin_start[i] as usize;
-        let n = regions[key].vertices.len();
-        for k in 0..n {
-            let (j, slot) = scratch.twins[first + k];
+        region_start.push(region_portals.len() as u32);
+        for (k, &(j, slot)) in twins.of(i as u32).iter().enumerate() {
             // each pair once, from its first region; `NO_TWIN` is a wall
-            if j == NO_TWIN.0 || j as usize <= i {
+            if j == NO_TWIN.0 {
+                continue;
+            }
+            if j as usize <= i {
+                let earlier = edge_portal[(twins.start[i] + k as u32) as usize];
+                if earlier != u32::MAX {
+                    region_portals.push(earlier);
+                }
                 continue;
             }
             let index = portals.len() as u32;
+            region_portals.push(index);
+            edge_portal[(twins.start[j as usize] + slot) as usize] = index;
+            portal_regions.push([i as u32, j]);
             let v = &regions[key].vertices;
+            let n = v.len();
             // region i has the edge a -> b counter-clockwise: crossing from i
             // into j, b is on the left hand and a on the right
             let pid = portals.insert(Portal {
@@ -633,6 +655,7 @@ pub(crate) fn link(
             uf.union(i as u32, j);
         }
     }
+    region_start.push(region_portals.len() as u32);
     let mut component_of_root = vec![u32::MAX; keys.len()];
     let mut components = 0;
     for (i, key) in keys.iter().enumerate() {
@@ -643,13 +666,18 @@ pub(crate) fn link(
         }
         regions[*key].component = *c;
     }
+    let linked = Linked {
+        region_start,
+        region_portals,
+        portal_regions,
+    };
     let stats = BakeStats {
         regions: regions.len() as u32,
         portals: portals.len() as u32,
         components,
         ..BakeStats::default()
     };
-    MeshData {
+    let data = MeshData {
         name: String::new(),
         agent_radius: 0.0,
         max_radius: 0.0,
@@ -662,5 +690,6 @@ pub(crate) fn link(
         nav_points: Vec::new(),
         stats,
         hierarchy: None,
-    }
+    };
+    (data, linked)
 }

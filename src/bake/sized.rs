@@ -183,7 +183,7 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     if tri.tris.is_empty() {
         return Err(BakeError::NothingWalkable { radius });
     }
-    let mut derived = assemble(
+    let (mut derived, linked) = assemble(
         &tri.points,
         &polygons,
         (data.areas.clone(), data.key_generation()),
@@ -194,7 +194,7 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     derived.stats.walkable_area = tri.walkable_area;
     derived.snap_scale = data.snap_scale;
     let (level, config) = finishing(base, radius);
-    finish(derived, &level, &config, (radius, started), None)
+    finish((derived, linked), &level, &config, (radius, started), None)
 }
 
 /// What finishing a mesh derived from `base` for `radius` reads: the

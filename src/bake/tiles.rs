@@ -45,7 +45,7 @@ use crate::geometry::Aabb;
 use crate::level::{validate_obstacle, Level};
 use crate::mesh::hierarchy::{HierarchyData, TableBuild};
 use crate::mesh::{
-    AreaKind, MeshData, NavMesh, Region, RegionId, Sized, SizedSlot, Succession, TileGrid,
+    AreaKind, Linked, MeshData, NavMesh, Region, RegionId, Sized, SizedSlot, Succession, TileGrid,
 };
 
 slotmap::new_key_type! {
@@ -633,6 +633,7 @@ impl TileCache {
         }
         if let Ok(mut replaced) = Arc::try_unwrap(mesh) {
             self.scratch.assembly.recycle(&mut replaced.data);
+            self.scratch.assembly.twins = std::mem::take(&mut replaced.twins);
         }
     }
 
@@ -1562,9 +1563,11 @@ fn build_mesh(
     // assembled whole), and gathers the others and their neighbours (whose
     // border points split theirs)
     let reuse = reuse.filter(|r| {
+        let regions = r.old.tables.region_keys.len();
         r.changed.len() == tiles.len()
             && r.old_start.len() == tiles.len() + 1
-            && r.old_start[tiles.len()] as usize == r.old.tables.region_keys.len()
+            && r.old_start[tiles.len()] as usize == regions
+            && r.old.twins.covers(regions)
     });
     let gathered = reuse.map(|reuse| tiling.with_neighbours(&reuse.changed));
     let key = |p: DVec2| (p.x.to_bits(), p.y.to_bits());
@@ -1643,7 +1646,7 @@ fn build_mesh(
     debug_assert!(points.len() < ON_BORDER as usize);
     let (points, polygons) = (&*points, &mut polygons[..]);
     split_border_edges(tiling, points, (border, touches_border), polygons);
-    let mut data = match reuse {
+    let (mut data, linked) = match reuse {
         None => assemble(points, polygons, (areas, key_generation), assembly),
         Some(reuse) => {
             let gathered = Gathered {
@@ -1679,7 +1682,10 @@ fn build_mesh(
     if data.regions.is_empty() {
         return Err(BakeError::NothingWalkable { radius });
     }
-    finish(data, level, config, (radius, started), replacing)
+    let mut mesh = finish((data, linked), level, config, (radius, started), replacing)?;
+    // the next edit copies the regions it keeps with their pairs
+    mesh.twins = std::mem::take(&mut assembly.twins);
+    Ok(mesh)
 }
 
 /// What an edit's rebuild (of the base mesh, or of one derived for a wider
@@ -1741,7 +1747,7 @@ fn reassemble(
     reuse: &Reuse<'_>,
     areas: (Vec<AreaKind>, u32),
     (reassembly, scratch): (&mut ReassemblyScratch, &mut AssemblyScratch),
-) -> MeshData {
+) -> (MeshData, Linked) {
     let ReassemblyScratch {
         remap,
         unpaired,
@@ -1761,7 +1767,6 @@ fn reassemble(
         at += tile.polygons.len() as u32;
     }
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(at as usize);
-    scratch.twin_start.clear();
     scratch.twins.clear();
     unpaired.clear();
     for (t, tile) in tiles.iter().enumerate() {
@@ -1773,9 +1778,10 @@ fn reassemble(
                 let (mut vertices, portals) = scratch.lists();
                 let points = poly.vertices.iter();
                 vertices.extend(points.map(|&v| gathered.points[v as usize].as_vec2()));
-                scratch.twin_start.push(scratch.twins.len() as u32);
+                let twins = &mut scratch.twins;
+                twins.start.push(twins.list.len() as u32);
                 for k in 0..vertices.len() {
-                    scratch.twins.push(NO_TWIN);
+                    twins.list.push(NO_TWIN);
                     unpaired.push(((i, k as u32), edge_ends(&vertices, k)));
                 }
                 regions.insert(Region {
@@ -1789,36 +1795,34 @@ fn reassemble(
             }
             continue;
         }
+        // the old regions as the old mesh's tables hold them, their edges
+        // paired as its assembly paired them
         for r in old_start[t]..old_start[t + 1] {
             let i = regions.len() as u32;
-            let was = &old.data.regions[old_keys[r as usize]];
-            scratch.twin_start.push(scratch.twins.len() as u32);
-            for (k, portal) in was.portals.iter().enumerate() {
-                let Some(pid) = *portal else {
-                    scratch.twins.push(NO_TWIN);
+            let polygon = old.tables.polygon(r);
+            let twins = &mut scratch.twins;
+            twins.start.push(twins.list.len() as u32);
+            debug_assert_eq!(old.twins.of(r).len(), polygon.len());
+            for (k, &(j, slot)) in old.twins.of(r).iter().enumerate() {
+                if j == NO_TWIN.0 {
+                    twins.list.push(NO_TWIN);
                     continue;
-                };
-                let [a, b] = old.data.portals[pid].regions;
-                let other = &old.data.regions[if a == old_keys[r as usize] { b } else { a }];
-                let j = remap[other.index as usize];
-                let slot = (j != u32::MAX)
-                    .then(|| other.portals.iter().position(|&p| p == Some(pid)))
-                    .flatten();
-                match slot {
-                    Some(slot) => scratch.twins.push((j, slot as u32)),
+                }
+                match remap[j as usize] {
                     // paired with a region that changes: pair it again
-                    None => {
-                        scratch.twins.push(NO_TWIN);
-                        unpaired.push(((i, k as u32), edge_ends(&was.vertices, k)));
+                    u32::MAX => {
+                        twins.list.push(NO_TWIN);
+                        unpaired.push(((i, k as u32), edge_ends(polygon, k)));
                     }
+                    j => twins.list.push((j, slot)),
                 }
             }
             let (mut vertices, portals) = scratch.lists();
-            vertices.extend_from_slice(&was.vertices);
+            vertices.extend_from_slice(polygon);
             regions.insert(Region {
                 vertices,
                 portals,
-                area: was.area,
+                area: old.tables.region_area[r as usize],
                 component: 0,
                 key_generation: 0,
                 index: i,
@@ -1833,9 +1837,11 @@ fn reassemble(
         let earlier = by_ends.insert(ends, edge);
         debug_assert!(earlier.is_none(), "edge {edge:?} listed twice");
     }
+    let twins = &mut scratch.twins;
+    twins.start.push(twins.list.len() as u32);
     for &((i, k), [ax, ay, bx, by]) in unpaired.iter() {
         if let Some(&twin) = by_ends.get(&[bx, by, ax, ay]) {
-            scratch.twins[(scratch.twin_start[i as usize] + k) as usize] = twin;
+            twins.list[(twins.start[i as usize] + k) as usize] = twin;
         }
     }
     super::link(regions, areas, scratch)
@@ -1982,6 +1988,51 @@ pub(crate) mod tests {
     /// The succession an edit records (which skips comparing the regions of
     /// tiles the rebuild took whole) is the one comparing every region of
     /// the tiles not re-baked gives; it keeps most regions, not all.
+    /// An edit copies the regions it keeps with the edge pairs the old
+    /// mesh's assembly made, and hands the search tables the links it made:
+    /// both must be what looking every key up again gives.
+    #[test]
+    fn links_carried_through_edits_are_those_the_keys_give() {
+        let (level, mut config) = den520d_tiled(32.0);
+        config.corridors = false;
+        config.max_radius = Some(1.0);
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let wide = cache.mesh().for_radius(1.0).expect("derives");
+        drop(wide);
+        let check = |mesh: &NavMesh, what: &str| {
+            let looked_up = crate::mesh::Tables::build(&mesh.data, None);
+            let t = &mesh.tables;
+            assert_eq!(t.region_start, looked_up.region_start, "{what}");
+            assert_eq!(t.region_portals, looked_up.region_portals, "{what}");
+            assert_eq!(t.portal_regions, looked_up.portal_regions, "{what}");
+            // the pairs kept for the next edit: each edge's twin is the
+            // region across its portal, at the edge holding that portal
+            assert!(mesh.twins.covers(mesh.region_count()), "{what}");
+            let keys = &t.region_keys;
+            for (i, key) in keys.iter().enumerate() {
+                let region = &mesh.data.regions[*key];
+                let twins = mesh.twins.of(i as u32);
+                assert_eq!(twins.len(), region.vertices.len(), "{what}");
+                for (k, &(j, slot)) in twins.iter().enumerate() {
+                    match region.portals[k] {
+                        None => assert_eq!((j, slot), NO_TWIN, "{what}: region {i} edge {k}"),
+                        Some(pid) => {
+                            let other = &mesh.data.regions[keys[j as usize]];
+                            assert_eq!(other.portals[slot as usize], Some(pid), "{what}");
+                        }
+                    }
+                }
+            }
+        };
+        check(cache.mesh(), "bake");
+        for (x, y) in [(70.0, 60.0), (31.0, 95.0), (64.0, 64.0)] {
+            cache.add_obstacle(&building(x, y)).expect("edit");
+            check(cache.mesh(), "edit");
+            let wide = cache.mesh().for_radius(1.0).expect("carried");
+            check(&wide, "carried radius");
+        }
+    }
+
     #[test]
     fn the_succession_is_what_comparing_every_region_gives() {
         let (level, mut config) = den520d_tiled(32.0);

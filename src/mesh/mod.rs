@@ -345,6 +345,41 @@ pub struct NavMesh {
     pub(crate) unkept: Vec<hierarchy::HierarchyData>,
     /// Meshes for wider agents derived from this one ([`NavMesh::for_radius`]).
     pub(crate) sized: SizedCache,
+    /// On a tiled mesh: its regions' edges paired as its assembly paired
+    /// them, kept so the next runtime edit copies the regions it keeps
+    /// without looking their portals up. Empty on other meshes; never saved.
+    pub(crate) twins: EdgeTwins,
+}
+
+/// Per region and edge, the edge of the neighbouring region it pairs with:
+/// dense region `i`'s edge `k` (from its vertex `k` to the next) is
+/// `list[start[i] + k]`, as (dense region, edge slot), or [`EdgeTwins::WALL`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EdgeTwins {
+    pub(crate) start: Vec<u32>,
+    pub(crate) list: Vec<(u32, u32)>,
+}
+
+impl EdgeTwins {
+    /// An edge without a twin: a wall.
+    pub(crate) const WALL: (u32, u32) = (u32::MAX, u32::MAX);
+
+    pub(crate) fn clear(&mut self) {
+        self.start.clear();
+        self.list.clear();
+    }
+
+    /// Whether these are the pairs of a mesh of `regions` regions.
+    pub(crate) fn covers(&self, regions: usize) -> bool {
+        self.start.len() == regions + 1
+    }
+
+    /// Dense region `i`'s twins, one per edge.
+    #[inline]
+    pub(crate) fn of(&self, i: u32) -> &[(u32, u32)] {
+        let i = i as usize;
+        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
+    }
 }
 
 /// Square tiles on a grid anchored at the origin: `count` tiles along x
@@ -429,15 +464,19 @@ fn next_serial() -> u64 {
 impl NavMesh {
     /// Wraps baked data, deriving the search tables and the point locator.
     pub(crate) fn from_data(data: MeshData) -> NavMesh {
-        NavMesh::from_data_after(data, None)
+        NavMesh::from_data_after(data, None, None)
     }
 
     /// [`NavMesh::from_data`] for a mesh a runtime edit made from `old`,
     /// whose regions `remap` maps to this one's: the point locator keeps
     /// the old one's grid, its entries renumbered, and only the new
     /// regions' entries come from their shapes ([`Locator::rebuilt`]).
-    pub(crate) fn from_data_after(mut data: MeshData, old: Option<(&NavMesh, &[u32])>) -> NavMesh {
-        let tables = Tables::build(&data);
+    pub(crate) fn from_data_after(
+        mut data: MeshData,
+        linked: Option<Linked>,
+        old: Option<(&NavMesh, &[u32])>,
+    ) -> NavMesh {
+        let tables = Tables::build(&data, linked);
         let locator = old
             .and_then(|(old, remap)| Locator::rebuilt((&old.locator, &old.tables), &tables, remap))
             .unwrap_or_else(|| Locator::build(&tables));
@@ -451,6 +490,7 @@ impl NavMesh {
             succession: None,
             sized: SizedCache::default(),
             unkept: Vec::new(),
+            twins: EdgeTwins::default(),
         };
         mesh.set_hierarchy(hierarchy);
         mesh
@@ -729,11 +769,39 @@ pub(crate) fn crossing_out_of(
     }
 }
 
+/// The dense links of a mesh as the assembly that numbered its portals
+/// made them (`bake::link`), handed to [`Tables::build`] so it need not
+/// look them up by key again.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Linked {
+    /// Per region, its portals in the order of its edges:
+    /// `region_portals[region_start[i]..region_start[i + 1]]`.
+    pub(crate) region_start: Vec<u32>,
+    pub(crate) region_portals: Vec<u32>,
+    /// Per portal, its two regions as its `regions` keys name them.
+    pub(crate) portal_regions: Vec<[u32; 2]>,
+}
+
 impl Tables {
-    pub(crate) fn build(data: &MeshData) -> Tables {
+    /// The search tables of `data`, taking its dense links from `linked`
+    /// when they are there (a mesh just assembled) and from its keys
+    /// otherwise (a loaded mesh).
+    pub(crate) fn build(data: &MeshData, linked: Option<Linked>) -> Tables {
         let region_keys: Vec<RegionId> = data.regions.keys().collect();
-        let mut region_start = Vec::with_capacity(region_keys.len() + 1);
-        let mut region_portals = Vec::with_capacity(data.portals.len() * 2);
+        let linked = linked.filter(|l| {
+            l.region_start.len() == region_keys.len() + 1
+                && l.portal_regions.len() == data.portals.len()
+        });
+        let looked_up = linked.is_none();
+        let Linked {
+            mut region_start,
+            mut region_portals,
+            portal_regions,
+        } = linked.unwrap_or_default();
+        if looked_up {
+            region_start.reserve(region_keys.len() + 1);
+            region_portals.reserve(data.portals.len() * 2);
+        }
         let mut region_cost = Vec::with_capacity(region_keys.len());
         let mut region_area = Vec::with_capacity(region_keys.len());
         let mut region_component = Vec::with_capacity(region_keys.len());
@@ -743,10 +811,12 @@ impl Tables {
         for region in data.regions.values() {
             corner_start.push(corners.len() as u32);
             corners.extend_from_slice(&region.vertices);
-            region_start.push(region_portals.len() as u32);
-            for p in region.portals.iter().flatten() {
-                if let Some(portal) = data.portals.get(*p) {
-                    region_portals.push(portal.index);
+            if looked_up {
+                region_start.push(region_portals.len() as u32);
+                for p in region.portals.iter().flatten() {
+                    if let Some(portal) = data.portals.get(*p) {
+                        region_portals.push(portal.index);
+                    }
                 }
             }
             let cost = data.areas.get(region.area as usize).map_or(1.0, |a| a.cost);
@@ -756,14 +826,17 @@ impl Tables {
             region_component.push(region.component);
         }
         let bounds = Aabb::from_points(&corners);
-        region_start.push(region_portals.len() as u32);
         corner_start.push(corners.len() as u32);
-        let index_of = |k: RegionId| data.dense_index(k).unwrap_or(u32::MAX);
-        let portal_regions: Vec<[u32; 2]> = data
-            .portals
-            .values()
-            .map(|p| [index_of(p.regions[0]), index_of(p.regions[1])])
-            .collect();
+        let portal_regions = if looked_up {
+            region_start.push(region_portals.len() as u32);
+            let index_of = |k: RegionId| data.dense_index(k).unwrap_or(u32::MAX);
+            data.portals
+                .values()
+                .map(|p| [index_of(p.regions[0]), index_of(p.regions[1])])
+                .collect()
+        } else {
+            portal_regions
+        };
         let portal_ends = data.portals.values().map(|p| [p.left, p.right]).collect();
         let region_tree = dead_end_trees(&region_start, &region_portals, &portal_regions);
         Tables {
