@@ -384,11 +384,10 @@ impl NavMesh {
 struct Replacing<'a> {
     old: &'a NavMesh,
     succession: &'a dyn Fn(&NavMesh) -> Succession,
-    /// Per dense region of `old`: its index in the new mesh where the
-    /// rebuild copied it whole (its tile's regions taken as they were), or
-    /// `u32::MAX`. Empty where the rebuild reassembled nothing from `old`
-    /// (`build_mesh` fills it from its reassembly).
-    copied: &'a [u32],
+    /// Per tile: whether the rebuild assembled its regions again rather than
+    /// copying them from `old` as they were. Empty where it copied nothing
+    /// from `old` (`build_mesh` fills it from its reassembly).
+    changed: &'a [bool],
 }
 
 /// The last steps of every bake: the level's name and nav points, the search
@@ -407,9 +406,9 @@ fn finish(
     data.max_radius = config.max_radius_for(level, radius)?;
     data.agents = level.agents.clone();
     data.nav_points = level.nav_points.clone();
-    let copied = replacing.as_ref().map(|r| (r.old, r.copied));
-    let copied = copied.filter(|(_, c)| !c.is_empty());
-    let mut mesh = NavMesh::from_data_after(data, Some(linked), copied);
+    let changed = replacing.as_ref().map(|r| (r.old, r.changed));
+    let changed = changed.filter(|(_, c)| !c.is_empty());
+    let mut mesh = NavMesh::from_data_after(data, Some(linked), changed);
     // an edit leaves the all-pairs table to `TileCache::refresh_table`
     let table_now = replacing.is_none();
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
@@ -670,6 +669,7 @@ pub(crate) fn link(
         region_start,
         region_portals,
         portal_regions,
+        tile_start: Vec::new(),
     };
     let stats = BakeStats {
         regions: regions.len() as u32,

@@ -1097,7 +1097,7 @@ impl TileCache {
         let replacing = Replacing {
             old: before,
             succession: &kept,
-            copied: &[],
+            changed: &[],
         };
         // the new mesh's keys are the next generation's: every key of the
         // old one is stale in it (`crate::mesh::keys`)
@@ -1372,7 +1372,7 @@ impl<'a> TiledDerivation<'a> {
         let replacing = Replacing {
             old,
             succession: &kept,
-            copied: &[],
+            changed: &[],
         };
         let mesh = self.mesh(radius, &tiles, (Some(replacing), Some(&reuse)))?;
         Ok((mesh, tiles))
@@ -1646,7 +1646,7 @@ fn build_mesh(
     debug_assert!(points.len() < ON_BORDER as usize);
     let (points, polygons) = (&*points, &mut polygons[..]);
     split_border_edges(tiling, points, (border, touches_border), polygons);
-    let (mut data, linked) = match reuse {
+    let (mut data, mut linked) = match reuse {
         None => assemble(points, polygons, (areas, key_generation), assembly),
         Some(reuse) => {
             let gathered = Gathered {
@@ -1658,17 +1658,23 @@ fn build_mesh(
             reassemble(&gathered, tiles, reuse, (areas, key_generation), scratch)
         }
     };
-    // what the rebuild copied whole (reassembly's renumbering) lets the new
-    // mesh derive its point locator from the old one's
+    // regions in tile order: the point locator lists them by tile
+    linked.tile_start.clear();
+    linked.tile_start.push(0);
+    for tile in tiles {
+        let last = linked.tile_start[linked.tile_start.len() - 1];
+        linked.tile_start.push(last + tile.polygons.len() as u32);
+    }
+    // the tiles the rebuild copied whole let the new mesh derive its point
+    // locator from the old one's
     let replacing = replacing.map(|r| {
-        // the remap is of the mesh the reassembly copied from
+        // the tiles are those of the mesh the reassembly copied from
         debug_assert!(reuse.is_none_or(|reuse| std::ptr::eq(reuse.old, r.old)));
-        let copied: &[u32] = if reuse.is_some() {
-            &reassembly.remap
-        } else {
-            &[]
+        let changed: &[bool] = match reuse {
+            Some(reuse) => &reuse.changed,
+            None => &[],
         };
-        Replacing { copied, ..r }
+        Replacing { changed, ..r }
     });
     data.stats.triangles = tiles.iter().map(|t| t.triangles).sum();
     data.stats.dropped_constraints = tiles.iter().map(|t| t.dropped).sum();

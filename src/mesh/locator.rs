@@ -33,13 +33,24 @@ pub(crate) struct Locator {
     items: Vec<Item>,
 }
 
-/// A region listed in a cell, with its bounding box grown by
+/// A region listed in a cell, as its tile and its place among the tile's
+/// regions ([`Tables::tile_start`]), with its bounding box grown by
 /// [`LOCATE_EPS`]: a cheap test before the polygon one (thin regions list in
-/// many cells).
+/// many cells). Regions are in tile order, so items in (tile, local) order
+/// are in dense order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Item {
-    region: u32,
+    tile: u32,
+    local: u32,
     bounds: Aabb,
+}
+
+impl Item {
+    /// The dense index of the region listed.
+    #[inline]
+    fn region(&self, tables: &Tables) -> u32 {
+        tables.tile_start[self.tile as usize] + self.local
+    }
 }
 
 /// A region's bounding box grown by [`LOCATE_EPS`], as its entries hold it.
@@ -81,15 +92,16 @@ impl Locator {
             let fits =
                 entries <= MAX_ENTRIES_PER_REGION * n as u64 && entries < u64::from(u32::MAX);
             if fits || (cols == 1 && rows == 1) {
-                return grid.filled(&boxes);
+                return grid.filled(&boxes, &tables.tile_start);
             }
             cols = cols.div_ceil(2);
             rows = rows.div_ceil(2);
         }
     }
 
-    /// This grid (its lists ignored) listing every region of `boxes`.
-    fn filled(mut self, boxes: &[Aabb]) -> Locator {
+    /// This grid (its lists ignored) listing every region of `boxes`, in
+    /// tiles starting at `tile_start`.
+    fn filled(mut self, boxes: &[Aabb], tile_start: &[u32]) -> Locator {
         let cells = (self.cols * self.rows) as usize;
         let mut counts = vec![0u32; cells + 1];
         for b in boxes {
@@ -100,14 +112,22 @@ impl Locator {
         }
         let mut fill = counts.clone();
         let unfilled = Item {
-            region: u32::MAX,
+            tile: u32::MAX,
+            local: u32::MAX,
             bounds: Aabb::EMPTY,
         };
         let mut items = vec![unfilled; counts[cells] as usize];
+        let mut tile = 0;
         for (r, b) in boxes.iter().enumerate() {
+            let r = r as u32;
+            while tile + 2 < tile_start.len() && tile_start[tile + 1] <= r {
+                tile += 1;
+            }
+            let local = r - tile_start[tile];
             self.for_cells_under(b, |c| {
                 items[fill[c] as usize] = Item {
-                    region: r as u32,
+                    tile: tile as u32,
+                    local,
                     bounds: *b,
                 };
                 fill[c] += 1;
@@ -119,32 +139,35 @@ impl Locator {
     }
 
     /// The locator of a mesh a runtime edit made from the one `old` serves,
-    /// without listing every region again. `remap` maps each of the old
-    /// mesh's dense regions to its index in `tables` (the same polygon), or
-    /// to `u32::MAX` where the edit dropped or replaced it; the regions no
-    /// old one maps to are the new ones. The grid stays `old`'s: each cell
-    /// lists its kept regions, renumbered, and the new ones whose boxes
-    /// cover it, in index order, as [`Locator::build`] would on that grid.
+    /// without listing every region again. The tiles flagged in `changed`
+    /// were assembled again; every other tile's regions are the old ones, in
+    /// the same order ([`Tables::tile_start`] in both meshes has one entry
+    /// per tile of the same tiling). The grid stays `old`'s: each cell keeps
+    /// its entries of the tiles kept as they were (an entry names its tile
+    /// and its place there, so nothing is renumbered) and takes those of
+    /// the changed tiles' regions whose boxes cover it, in dense order, as
+    /// [`Locator::build`] would on that grid.
     ///
     /// Lookups answer as a fresh locator's would: a cell lists every region
     /// whose grown box covers it, in index order, so [`Locator::locate`]
     /// gives the lowest-index region holding the point and
     /// [`Locator::candidates_in`] every region within the box, whatever the
     /// grid. `None` where the old grid does not cover the new mesh's
-    /// bounds or has fewer than half a cell a region, where the kept
-    /// regions are not in their old order, or where the lists would go over
-    /// the budget: build afresh then.
+    /// bounds or has fewer than half a cell a region, where the meshes are
+    /// not tiled alike, or where the lists would go over the budget: build
+    /// afresh then.
     pub(crate) fn rebuilt(
         (old, old_tables): (&Locator, &Tables),
         tables: &Tables,
-        remap: &[u32],
+        changed: &[bool],
     ) -> Option<Locator> {
         let n = tables.region_keys.len();
         let bounds = tables.bounds;
         if old.starts.is_empty() || n == 0 || bounds.is_empty() {
             return None;
         }
-        if remap.len() != old_tables.region_keys.len() {
+        let tiles = changed.len();
+        if tables.tile_start.len() != tiles + 1 || old_tables.tile_start.len() != tiles + 1 {
             return None;
         }
         // the same arithmetic `locate` uses to turn points away
@@ -160,51 +183,68 @@ impl Locator {
         if n as u64 > 2 * u64::from(old.cols) * u64::from(old.rows) {
             return None;
         }
-        let mut fresh = vec![true; n];
-        let mut last = None;
-        for &j in remap.iter().filter(|&&j| j != u32::MAX) {
-            // kept regions keep their order, so renumbered lists stay sorted
-            if j as usize >= n || last.is_some_and(|l| j <= l) {
-                return None;
-            }
-            fresh[j as usize] = false;
-            last = Some(j);
-        }
-        // the new regions' entries, by cell, each cell's in index order
+        // the changed tiles' entries, by cell, each cell's in dense order
         let mut added: Vec<(u32, Item)> = Vec::new();
-        for r in (0..n as u32).filter(|&r| fresh[r as usize]) {
-            let bounds = entry_box(tables.polygon(r));
-            old.for_cells_under(&bounds, |c| {
-                added.push((c as u32, Item { region: r, bounds }))
-            });
+        for t in (0..tiles).filter(|&t| changed[t]) {
+            let first = tables.tile_start[t];
+            for r in first..tables.tile_start[t + 1] {
+                let bounds = entry_box(tables.polygon(r));
+                let item = Item {
+                    tile: t as u32,
+                    local: r - first,
+                    bounds,
+                };
+                old.for_cells_under(&bounds, |c| added.push((c as u32, item)));
+            }
         }
-        added.sort_unstable_by_key(|&(c, item)| (c, item.region));
+        added.sort_unstable_by_key(|&(c, item)| (c, item.tile, item.local));
+        // list positions fit in u32 (copied runs shift theirs unchecked)
+        u32::try_from(old.items.len() + added.len()).ok()?;
         let cells = (old.cols * old.rows) as usize;
+        // the cells whose lists change: those of the changed tiles' old
+        // regions and of their new ones; the others are copied in runs
+        let mut dirty = vec![false; cells];
+        for t in (0..tiles).filter(|&t| changed[t]) {
+            for r in old_tables.tile_start[t]..old_tables.tile_start[t + 1] {
+                old.for_cells_under(&entry_box(old_tables.polygon(r)), |c| dirty[c] = true);
+            }
+        }
+        for &(c, _) in &added {
+            dirty[c as usize] = true;
+        }
         let mut starts = Vec::with_capacity(cells + 1);
         let mut items = Vec::with_capacity(old.items.len() + added.len());
         let mut next = added.iter().peekable();
-        for c in 0..cells {
-            starts.push(u32::try_from(items.len()).ok()?);
-            // the kept regions listed here, renumbered (still in order),
-            // merged with the new ones
-            let listed = &old.items[old.starts[c] as usize..old.starts[c + 1] as usize];
-            let renumbered = listed.iter().filter_map(|item| {
-                let region = remap[item.region as usize];
-                (region != u32::MAX).then_some(Item { region, ..*item })
-            });
-            if next.peek().is_none_or(|(at, _)| *at as usize != c) {
-                items.extend(renumbered);
+        let kept = |item: &Item| !changed.get(item.tile as usize).copied().unwrap_or(true);
+        let mut c = 0;
+        while c < cells {
+            if !dirty[c] {
+                let end = dirty[c..].iter().position(|&d| d).map_or(cells, |k| c + k);
+                let (from, to) = (old.starts[c] as usize, old.starts[end] as usize);
+                let at = items.len();
+                starts.extend(
+                    old.starts[c..end]
+                        .iter()
+                        .map(|&s| (s as usize - from + at) as u32),
+                );
+                items.extend_from_slice(&old.items[from..to]);
+                c = end;
                 continue;
             }
-            let mut renumbered = renumbered.peekable();
+            starts.push(u32::try_from(items.len()).ok()?);
+            // the kept tiles' entries here, merged with the new ones (both
+            // in (tile, local) order)
+            let mut listed = &old.items[old.starts[c] as usize..old.starts[c + 1] as usize];
             while let Some(&&(_, item)) = next.peek().filter(|(at, _)| *at as usize == c) {
-                while let Some(earlier) = renumbered.next_if(|k| k.region < item.region) {
-                    items.push(earlier);
-                }
+                let before =
+                    listed.partition_point(|k| (k.tile, k.local) < (item.tile, item.local));
+                copy_kept(&listed[..before], kept, &mut items);
+                listed = &listed[before..];
                 items.push(item);
                 next.next();
             }
-            items.extend(renumbered);
+            copy_kept(listed, kept, &mut items);
+            c += 1;
         }
         starts.push(u32::try_from(items.len()).ok()?);
         if items.len() as u64 > MAX_ENTRIES_PER_REGION * n as u64 {
@@ -269,23 +309,37 @@ impl Locator {
             if p.cmplt(b.min).any() || p.cmpgt(b.max).any() {
                 return None;
             }
-            let polygon = tables.polygon(item.region);
+            let region = item.region(tables);
+            let polygon = tables.polygon(region);
             (polygon.len() >= 3 && geometry::convex_contains(polygon, p, LOCATE_EPS))
-                .then_some(item.region)
+                .then_some(region)
         })
     }
 
     /// Dense indices of the regions listed in the cells that the box `b` covers
     /// (may repeat a region); used by nearest-point searches.
-    pub(crate) fn candidates_in(&self, b: Aabb, out: &mut Vec<u32>) {
+    pub(crate) fn candidates_in(&self, tables: &Tables, b: Aabb, out: &mut Vec<u32>) {
         out.clear();
         if self.starts.is_empty() {
             return;
         }
         self.for_cells_under(&b, |c| {
             let listed = &self.items[self.starts[c] as usize..self.starts[c + 1] as usize];
-            out.extend(listed.iter().map(|item| item.region));
+            out.extend(listed.iter().map(|item| item.region(tables)));
         });
+    }
+}
+
+/// Appends the entries of `listed` that `kept` keeps, run by run.
+fn copy_kept(listed: &[Item], kept: impl Fn(&Item) -> bool, out: &mut Vec<Item>) {
+    let mut rest = listed;
+    while !rest.is_empty() {
+        let run = rest
+            .iter()
+            .position(|item| !kept(item))
+            .unwrap_or(rest.len());
+        out.extend_from_slice(&rest[..run]);
+        rest = rest.get(run + 1..).unwrap_or(&[]);
     }
 }
 
@@ -322,8 +376,7 @@ mod tests {
     /// A runtime edit's locator keeps the grid of the mesh it replaced, and
     /// its cells list what listing every region afresh on that grid gives:
     /// the same regions, in the same order, with the same boxes. So does
-    /// one derived from the regions the edit kept as they were (more than
-    /// the tiles it copied whole).
+    /// one derived with every tile flagged as assembled again.
     #[test]
     fn an_edit_lists_the_cells_a_fresh_listing_on_its_grid_gives() {
         use super::{entry_box, Locator};
@@ -333,26 +386,40 @@ mod tests {
             corridors: false,
             ..BakeConfig::default()
         };
-        let building = |x: f32, y: f32| {
+        let building = |x: f32, y: f32, w: f32, h: f32| {
             [
                 vec2(x, y),
-                vec2(x + 7., y),
-                vec2(x + 7., y + 5.),
-                vec2(x, y + 5.),
+                vec2(x + w, y),
+                vec2(x + w, y + h),
+                vec2(x, y + h),
             ]
         };
         let mut cache = crate::TileCache::new(&level, &config).unwrap();
         let mut placed = Vec::new();
-        // two buildings, one across a tile border, then both removed
-        for step in 0..4 {
+        // three buildings, one across a tile border and one over open
+        // ground wider than several cells (cells that only the old regions'
+        // boxes covered), then all removed
+        let middle = vec2(189.0, 66.0);
+        assert!(cache.mesh().locate(middle).is_some(), "open ground");
+        for step in 0..6 {
             let before = cache.shared_mesh();
             REBUILT.with(|k| k.set(0));
-            if step < 2 {
-                let at = [(76.0, 76.0), (60.0, 28.0)][step];
-                placed.push(cache.add_obstacle(&building(at.0, at.1)).unwrap());
+            if step < 3 {
+                let at = [
+                    (76.0, 76.0, 7.0, 5.0),
+                    (60.0, 28.0, 7.0, 5.0),
+                    (175.0, 55.0, 28.0, 22.0),
+                ];
+                let (x, y, w, h) = at[step];
+                placed.push(cache.add_obstacle(&building(x, y, w, h)).unwrap());
             } else {
                 cache.remove_obstacle(placed.pop().unwrap()).unwrap();
             }
+            assert_eq!(
+                cache.mesh().locate(middle).is_none(),
+                step == 2,
+                "step {step}"
+            );
             assert_eq!(
                 REBUILT.with(std::cell::Cell::get),
                 1,
@@ -372,30 +439,38 @@ mod tests {
                 items: Vec::new(),
                 ..*loc
             };
-            let fresh = grid.filled(&boxes);
+            let fresh = grid.clone().filled(&boxes, &mesh.tables.tile_start);
             assert_eq!(loc.starts, fresh.starts, "step {step}");
             assert!(loc.items == fresh.items, "step {step}");
-            // from the regions the edit kept as they were (those of changed
-            // tiles too): the same lists
-            let kept = &mesh.succession.as_ref().unwrap().regions;
-            let again = Locator::rebuilt((old, &before.tables), &mesh.tables, kept).unwrap();
+            // the entries name each region by its tile: the same dense
+            // indices as listing by dense index on one "tile"
+            let dense = |l: &Locator, tile_start: &[u32]| -> Vec<u32> {
+                let base = |t: u32| tile_start[t as usize];
+                l.items.iter().map(|i| base(i.tile) + i.local).collect()
+            };
+            let one_tile = grid.filled(&boxes, &[0, mesh.region_count() as u32]);
+            assert_eq!(
+                dense(loc, &mesh.tables.tile_start),
+                dense(&one_tile, &[0, mesh.region_count() as u32]),
+                "step {step}"
+            );
+            // with every tile assembled again: the same lists
+            let tiles = mesh.tables.tile_start.len() - 1;
+            assert!(tiles > 1, "a tiled mesh");
+            let every = vec![true; tiles];
+            let again = Locator::rebuilt((old, &before.tables), &mesh.tables, &every).unwrap();
             assert_eq!(again.starts, fresh.starts, "step {step}");
             assert!(again.items == fresh.items, "step {step}");
-            // a renumbering out of order, or of another mesh, is refused
-            let mut swapped = kept.clone();
-            let mut both = (0..kept.len()).filter(|&r| kept[r] != u32::MAX);
-            let (a, b) = (both.next().unwrap(), both.next().unwrap());
-            swapped.swap(a, b);
-            assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, &swapped).is_none());
-            let short = &kept[1..];
+            // flags of another tiling are refused
+            let short = &every[1..];
             assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, short).is_none());
             cache.release(before);
         }
     }
 
-    /// A mesh reaching past the old grid's cover gets no renumbered
-    /// locator (a point there would be turned away), and neither does a
-    /// renumbering of another mesh; one within the cover does.
+    /// A mesh reaching past the old grid's cover gets no locator derived
+    /// from it (a point there would be turned away), and neither do flags
+    /// of another tiling; one within the cover does.
     #[test]
     fn a_mesh_past_the_old_grid_is_not_renumbered() {
         use super::Locator;
@@ -408,15 +483,15 @@ mod tests {
             NavMesh::bake(&Level::from_json_str(&json).unwrap(), &config).unwrap()
         };
         let (small, large) = (room(10.0), room(12.0));
-        let dropped = vec![u32::MAX; small.region_count()];
+        // every region new, on meshes of one "tile" each
+        let every = [true];
         let old = (&small.locator, &small.tables);
-        assert!(Locator::rebuilt(old, &large.tables, &dropped).is_none());
-        // a renumbering of another mesh (of another length)
+        assert!(Locator::rebuilt(old, &large.tables, &every).is_none());
+        // flags of another tiling
         let within = Locator::rebuilt((&large.locator, &large.tables), &small.tables, &[]);
         assert!(within.is_none());
-        // within the cover, every region new
-        let dropped = vec![u32::MAX; large.region_count()];
-        let within = Locator::rebuilt((&large.locator, &large.tables), &small.tables, &dropped);
+        // within the cover
+        let within = Locator::rebuilt((&large.locator, &large.tables), &small.tables, &every);
         let within = within.expect("inside the old grid");
         assert_eq!(within.locate(&small.tables, vec2(5.0, 5.0)), Some(0));
         assert_eq!(within.locate(&small.tables, vec2(11.0, 5.0)), None);

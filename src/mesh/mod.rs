@@ -290,6 +290,12 @@ impl MeshData {
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {
     pub region_keys: Vec<RegionId>,
+    /// On a mesh a tile cache built: per tile, its first dense region (a
+    /// tile's regions are consecutive, in tile order), and the count at the
+    /// end; `[0, n]` on other meshes (one "tile"). The point locator lists
+    /// regions by (tile, index within it), so an edit's locator copies the
+    /// lists of the tiles it kept without renumbering them.
+    pub tile_start: Vec<u32>,
     /// CSR: portals of region r are `region_portals[region_start[r]..region_start[r+1]]`.
     pub region_start: Vec<u32>,
     pub region_portals: Vec<u32>,
@@ -467,18 +473,22 @@ impl NavMesh {
         NavMesh::from_data_after(data, None, None)
     }
 
-    /// [`NavMesh::from_data`] for a mesh a runtime edit made from `old`,
-    /// whose regions `remap` maps to this one's: the point locator keeps
-    /// the old one's grid, its entries renumbered, and only the new
-    /// regions' entries come from their shapes ([`Locator::rebuilt`]).
+    /// [`NavMesh::from_data`], with the dense links of the assembly that
+    /// made `data` when there was one, for a mesh a runtime edit made from
+    /// `old` whose tiles flagged `changed` it assembled again (the others'
+    /// regions copied as they were): the point locator keeps the old one's
+    /// grid and its lists of the tiles kept, and only the new regions'
+    /// entries come from their shapes ([`Locator::rebuilt`]).
     pub(crate) fn from_data_after(
         mut data: MeshData,
         linked: Option<Linked>,
-        old: Option<(&NavMesh, &[u32])>,
+        old: Option<(&NavMesh, &[bool])>,
     ) -> NavMesh {
         let tables = Tables::build(&data, linked);
         let locator = old
-            .and_then(|(old, remap)| Locator::rebuilt((&old.locator, &old.tables), &tables, remap))
+            .and_then(|(old, changed)| {
+                Locator::rebuilt((&old.locator, &old.tables), &tables, changed)
+            })
             .unwrap_or_else(|| Locator::build(&tables));
         let hierarchy = data.hierarchy.take();
         let mut mesh = NavMesh {
@@ -780,6 +790,9 @@ pub(crate) struct Linked {
     pub(crate) region_portals: Vec<u32>,
     /// Per portal, its two regions as its `regions` keys name them.
     pub(crate) portal_regions: Vec<[u32; 2]>,
+    /// [`Tables::tile_start`], when the regions were assembled by tile
+    /// (empty otherwise).
+    pub(crate) tile_start: Vec<u32>,
 }
 
 impl Tables {
@@ -797,7 +810,14 @@ impl Tables {
             mut region_start,
             mut region_portals,
             portal_regions,
+            tile_start,
         } = linked.unwrap_or_default();
+        // tiles of consecutive regions covering them all, or one tile
+        let n = region_keys.len() as u32;
+        let by_tile = tile_start.first() == Some(&0)
+            && tile_start.last() == Some(&n)
+            && tile_start.windows(2).all(|w| w[0] <= w[1]);
+        let tile_start = if by_tile { tile_start } else { vec![0, n] };
         if looked_up {
             region_start.reserve(region_keys.len() + 1);
             region_portals.reserve(data.portals.len() * 2);
@@ -842,6 +862,7 @@ impl Tables {
         Tables {
             region_tree,
             region_keys,
+            tile_start,
             region_start,
             region_portals,
             portal_regions,

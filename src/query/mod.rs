@@ -644,7 +644,8 @@ impl NavQuery {
         {
             return None;
         }
-        mesh.locator.candidates_in(query_box, &mut self.candidates);
+        mesh.locator
+            .candidates_in(&mesh.tables, query_box, &mut self.candidates);
         let mut best: Option<(f32, Vec2, u32)> = None;
         for &r in &self.candidates {
             let v = mesh.tables.polygon(r);
