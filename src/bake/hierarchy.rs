@@ -220,8 +220,15 @@ pub(crate) fn build(
         .expect("a bake's designer crossings fit in u32");
     // the L2 graph as the query sees it, for the searches over all of it
     let ht = HierarchyTables::build(&h, &t.portal_regions, designer.len());
-    // landmarks serve the L2 search, which a table replaces
-    let tabled = TableBuild::new(&h, &ht).is_some();
+    // landmarks serve the L2 search, which a table replaces; the bytes a
+    // table is measured against are those stored so far, the designer
+    // corridors' measured again (no landmarks yet, default stats)
+    let allowance = stored_so_far - parts_so_far + later_parts(&h)
+        - stored_size(&h.landmarks)
+        - stored_size(&h.landmark_dist)
+        - stored_size(&h.stats);
+    debug_assert_eq!(allowance, h.table_allowance());
+    let tabled = TableBuild::possible(&h, &ht, allowance);
     if !tabled {
         landmarks(&ht, &mut h, LANDMARKS);
     }

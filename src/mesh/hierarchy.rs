@@ -113,13 +113,10 @@ impl TableBuild {
     /// table over [`TABLE_BYTES_PER_STORED_BYTE`] times what `h` stores, or
     /// a node whose corridor list is too long to name a place in.
     pub(crate) fn new(h: &HierarchyData, ht: &HierarchyTables) -> Option<TableBuild> {
+        if !TableBuild::possible(h, ht, h.table_allowance()) {
+            return None;
+        }
         let n = h.nodes.len();
-        if n == 0 || n > MAX_TABLE_NODES {
-            return None;
-        }
-        if TABLE_ENTRY_BYTES * (n * n) as u64 > TABLE_BYTES_PER_STORED_BYTE * h.table_allowance() {
-            return None;
-        }
         let mut place = vec![[0u16; 2]; h.corridors.len()];
         for b in 0..n as u32 {
             for (k, e) in ht.corridors_at(b).iter().enumerate() {
@@ -139,6 +136,18 @@ impl TableBuild {
             done: 0,
             nodes: n,
         })
+    }
+
+    /// Whether [`TableBuild::new`] gives `h` a table, `allowance` being
+    /// [`HierarchyData::table_allowance`] (a bake knows it already:
+    /// measuring it passes over the leg tables), without the per-corridor
+    /// places a build needs.
+    pub(crate) fn possible(h: &HierarchyData, ht: &HierarchyTables, allowance: u64) -> bool {
+        let n = h.nodes.len();
+        n != 0
+            && n <= MAX_TABLE_NODES
+            && TABLE_ENTRY_BYTES * (n * n) as u64 <= TABLE_BYTES_PER_STORED_BYTE * allowance
+            && (0..n as u32).all(|b| ht.corridors_at(b).len() <= usize::from(u16::MAX))
     }
 
     /// Whether every row is computed.
