@@ -170,6 +170,13 @@ impl Locator {
         if tables.tile_start.len() != tiles + 1 || old_tables.tile_start.len() != tiles + 1 {
             return None;
         }
+        // a kept tile holds as many regions as before (its entries name
+        // places in it)
+        let size = |starts: &[u32], t: usize| starts[t + 1].checked_sub(starts[t]);
+        let same = |t: usize| size(&tables.tile_start, t) == size(&old_tables.tile_start, t);
+        if !(0..tiles).all(|t| changed[t] || same(t)) {
+            return None;
+        }
         // the same arithmetic `locate` uses to turn points away
         let (lo, hi) = (
             (bounds.min - old.origin) * old.inv_cell,
@@ -400,6 +407,7 @@ mod tests {
         // ground wider than several cells (cells that only the old regions'
         // boxes covered), then all removed
         let middle = vec2(189.0, 66.0);
+        let mut recounted = 0;
         assert!(cache.mesh().locate(middle).is_some(), "open ground");
         for step in 0..6 {
             let before = cache.shared_mesh();
@@ -461,11 +469,20 @@ mod tests {
             let again = Locator::rebuilt((old, &before.tables), &mesh.tables, &every).unwrap();
             assert_eq!(again.starts, fresh.starts, "step {step}");
             assert!(again.items == fresh.items, "step {step}");
-            // flags of another tiling are refused
+            // flags of another tiling are refused, and so are flags keeping
+            // a tile whose regions are not as many as before
             let short = &every[1..];
             assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, short).is_none());
+            let count = |starts: &[u32], t: usize| starts[t + 1] - starts[t];
+            let (was, now) = (&before.tables.tile_start, &mesh.tables.tile_start);
+            if (0..tiles).any(|t| count(was, t) != count(now, t)) {
+                recounted += 1;
+                let none = vec![false; tiles];
+                assert!(Locator::rebuilt((old, &before.tables), &mesh.tables, &none).is_none());
+            }
             cache.release(before);
         }
+        assert!(recounted > 0, "an edit changed a tile's region count");
     }
 
     /// A mesh reaching past the old grid's cover gets no locator derived
