@@ -1659,12 +1659,7 @@ fn build_mesh(
         }
     };
     // regions in tile order: the point locator lists them by tile
-    linked.tile_start.clear();
-    linked.tile_start.push(0);
-    for tile in tiles {
-        let last = linked.tile_start[linked.tile_start.len() - 1];
-        linked.tile_start.push(last + tile.polygons.len() as u32);
-    }
+    linked.tile_start = first_regions(tiles.iter().map(|t| t.polygons.len()));
     // the tiles the rebuild copied whole let the new mesh derive its point
     // locator from the old one's
     let replacing = replacing.map(|r| {
@@ -1694,6 +1689,16 @@ fn build_mesh(
     Ok(mesh)
 }
 
+/// Per tile holding `counts` regions, in tile order, its first region's
+/// index, and the count of all at the end.
+fn first_regions(counts: impl Iterator<Item = usize>) -> Vec<u32> {
+    let mut starts = vec![0];
+    for n in counts {
+        starts.push(starts[starts.len() - 1] + n as u32);
+    }
+    starts
+}
+
 /// What an edit's rebuild (of the base mesh, or of one derived for a wider
 /// agent) takes from the mesh it replaces: the regions of the tiles it
 /// cannot change, with their portals between them.
@@ -1718,10 +1723,7 @@ impl<'a> Reuse<'a> {
         old_counts: impl Iterator<Item = usize>,
         rebaked: &[bool],
     ) -> Reuse<'a> {
-        let mut old_start = vec![0];
-        for n in old_counts {
-            old_start.push(old_start[old_start.len() - 1] + n as u32);
-        }
+        let old_start = first_regions(old_counts);
         Reuse {
             old,
             old_start,
@@ -1936,6 +1938,14 @@ pub(crate) mod tests {
     use crate::BakeConfig;
 
     /// The bundled den520d map as a level, and a tiled config for it.
+    /// den520d in tiles of 32 without the hierarchy, serving radius 1.0.
+    fn den520d_flat_carrying_one() -> TileCache {
+        let (level, mut config) = den520d_tiled(32.0);
+        config.corridors = false;
+        config.max_radius = Some(1.0);
+        TileCache::new(&level, &config).expect("bakes")
+    }
+
     pub(crate) fn den520d_tiled(tile: f32) -> (Level, BakeConfig) {
         let level = crate::test_data::bundled_level("maps/den520d.map");
         let config = BakeConfig {
@@ -1996,10 +2006,7 @@ pub(crate) mod tests {
     /// both must be what looking every key up again gives.
     #[test]
     fn links_carried_through_edits_are_those_the_keys_give() {
-        let (level, mut config) = den520d_tiled(32.0);
-        config.corridors = false;
-        config.max_radius = Some(1.0);
-        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let mut cache = den520d_flat_carrying_one();
         let check = |mesh: &NavMesh, what: &str| {
             let looked_up = crate::mesh::Tables::build(&mesh.data, None);
             let t = &mesh.tables;
@@ -2079,10 +2086,7 @@ pub(crate) mod tests {
     /// compared with fresh derivations by the suite (`tests/suite/sizes.rs`).
     #[test]
     fn an_edit_derives_again_only_the_tiles_whose_reads_changed() {
-        let (level, mut config) = den520d_tiled(32.0);
-        config.corridors = false;
-        config.max_radius = Some(1.0);
-        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let mut cache = den520d_flat_carrying_one();
         let w = cache.tiling.count[0];
         // open ground in tile (2, 2), which spans 64..96 on both axes
         for (x, y, expected) in [

@@ -795,33 +795,55 @@ pub(crate) struct Linked {
     pub(crate) tile_start: Vec<u32>,
 }
 
+impl Linked {
+    /// The links of `data` looked up by key (a mesh read from a file).
+    fn looked_up(data: &MeshData) -> Linked {
+        let mut region_start = Vec::with_capacity(data.regions.len() + 1);
+        let mut region_portals = Vec::with_capacity(data.portals.len() * 2);
+        for region in data.regions.values() {
+            region_start.push(region_portals.len() as u32);
+            let portals = region.portals.iter().flatten();
+            region_portals.extend(portals.filter_map(|&p| data.portals.get(p).map(|p| p.index)));
+        }
+        region_start.push(region_portals.len() as u32);
+        let index_of = |k: RegionId| data.dense_index(k).unwrap_or(u32::MAX);
+        let portal_regions = data
+            .portals
+            .values()
+            .map(|p| [index_of(p.regions[0]), index_of(p.regions[1])])
+            .collect();
+        Linked {
+            region_start,
+            region_portals,
+            portal_regions,
+            tile_start: Vec::new(),
+        }
+    }
+}
+
 impl Tables {
     /// The search tables of `data`, taking its dense links from `linked`
     /// when they are there (a mesh just assembled) and from its keys
     /// otherwise (a loaded mesh).
     pub(crate) fn build(data: &MeshData, linked: Option<Linked>) -> Tables {
         let region_keys: Vec<RegionId> = data.regions.keys().collect();
-        let linked = linked.filter(|l| {
-            l.region_start.len() == region_keys.len() + 1
-                && l.portal_regions.len() == data.portals.len()
-        });
-        let looked_up = linked.is_none();
         let Linked {
-            mut region_start,
-            mut region_portals,
+            region_start,
+            region_portals,
             portal_regions,
             tile_start,
-        } = linked.unwrap_or_default();
+        } = linked
+            .filter(|l| {
+                l.region_start.len() == region_keys.len() + 1
+                    && l.portal_regions.len() == data.portals.len()
+            })
+            .unwrap_or_else(|| Linked::looked_up(data));
         // tiles of consecutive regions covering them all, or one tile
         let n = region_keys.len() as u32;
         let by_tile = tile_start.first() == Some(&0)
             && tile_start.last() == Some(&n)
             && tile_start.windows(2).all(|w| w[0] <= w[1]);
         let tile_start = if by_tile { tile_start } else { vec![0, n] };
-        if looked_up {
-            region_start.reserve(region_keys.len() + 1);
-            region_portals.reserve(data.portals.len() * 2);
-        }
         let mut region_cost = Vec::with_capacity(region_keys.len());
         let mut region_area = Vec::with_capacity(region_keys.len());
         let mut region_component = Vec::with_capacity(region_keys.len());
@@ -831,14 +853,6 @@ impl Tables {
         for region in data.regions.values() {
             corner_start.push(corners.len() as u32);
             corners.extend_from_slice(&region.vertices);
-            if looked_up {
-                region_start.push(region_portals.len() as u32);
-                for p in region.portals.iter().flatten() {
-                    if let Some(portal) = data.portals.get(*p) {
-                        region_portals.push(portal.index);
-                    }
-                }
-            }
             let cost = data.areas.get(region.area as usize).map_or(1.0, |a| a.cost);
             min_cost = min_cost.min(cost);
             region_cost.push(cost);
@@ -847,16 +861,6 @@ impl Tables {
         }
         let bounds = Aabb::from_points(&corners);
         corner_start.push(corners.len() as u32);
-        let portal_regions = if looked_up {
-            region_start.push(region_portals.len() as u32);
-            let index_of = |k: RegionId| data.dense_index(k).unwrap_or(u32::MAX);
-            data.portals
-                .values()
-                .map(|p| [index_of(p.regions[0]), index_of(p.regions[1])])
-                .collect()
-        } else {
-            portal_regions
-        };
         let portal_ends = data.portals.values().map(|p| [p.left, p.right]).collect();
         let region_tree = dead_end_trees(&region_start, &region_portals, &portal_regions);
         Tables {
