@@ -23,7 +23,7 @@ use crate::mesh::hierarchy::{
 };
 use crate::mesh::hierarchy::{HierarchyTables, TableBuild};
 use crate::mesh::{NavMesh, Tables, TileGrid};
-use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, LEG};
+use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, Via};
 
 /// The hierarchy of a mesh a rebuild replaces (a runtime edit), and which
 /// of that mesh's regions the new one kept: a cluster made of the same kept
@@ -1539,7 +1539,12 @@ impl LandmarkBuild {
             let i = self.done as usize;
             let graph = NavGraph::whole(h, ht);
             // the heuristic reads landmark rows, which are not filled yet: none
-            astar(&graph, &mut ctx, &[(self.next, 0.0, LEG)], u32::MAX);
+            astar(
+                &graph,
+                &mut ctx,
+                &[(self.next, 0.0, Via::leg(u32::MAX))],
+                u32::MAX,
+            );
             for v in 0..n {
                 let d = ctx.cost(v as u32).unwrap_or(f32::INFINITY);
                 self.dist[v * count + i] = d;

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::validate::HierarchyError;
 use super::{crossing_out_of, entered, Tables};
 use crate::geometry::Aabb;
-use crate::search::{astar, NavGraph, SearchContext, LEG};
+use crate::search::{astar, NavGraph, SearchContext, Via, LEG};
 
 /// Marks a leg route without crossings, and the root of a route tree.
 /// Steps are numbered from 1 within their cluster (step `s` of cluster `c`
@@ -170,12 +170,17 @@ impl TableBuild {
         let last = first.saturating_add(rows).min(n);
         let place = &self.place;
         // row `a`: the distances from `a` and the corridors its routes arrive by
-        let row = |ctx: &mut SearchContext<u32>, a: usize, full: &mut [f32], via: &mut [u16]| {
+        let row = |ctx: &mut SearchContext<Via>, a: usize, full: &mut [f32], via: &mut [u16]| {
             let graph = NavGraph::whole(h, ht);
-            astar(&graph, ctx, &[(a as u32, 0.0, LEG)], u32::MAX);
+            astar(
+                &graph,
+                ctx,
+                &[(a as u32, 0.0, Via::leg(u32::MAX))],
+                u32::MAX,
+            );
             for b in 0..n {
                 full[b] = ctx.cost(b as u32).unwrap_or(f32::INFINITY);
-                via[b] = match ctx.payload(b as u32) {
+                via[b] = match ctx.payload(b as u32).map(|v| v.corridor) {
                     Some(c) if b != a && c != LEG => {
                         let ends = h.corridors[c as usize].ends;
                         place[c as usize][usize::from(ends[0] != b as u32)]
@@ -1150,6 +1155,17 @@ pub(crate) struct L2Edge {
     pub corridor: u32,
     /// Cluster the corridor runs in (`u32::MAX` for a designer pair).
     pub cluster: u32,
+}
+
+impl L2Edge {
+    /// How a node reached along this edge was reached.
+    #[inline]
+    pub(crate) fn via(&self) -> Via {
+        Via {
+            corridor: self.corridor,
+            cluster: self.cluster,
+        }
+    }
 }
 
 /// Derived from [`HierarchyData`] on build and load: the L2 adjacency.

@@ -12,7 +12,7 @@ use crate::error::QueryError;
 use crate::geometry::morton_spread;
 use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::NavMesh;
-use crate::search::{astar, Leg, NavGraph, LEG};
+use crate::search::{astar, Leg, NavGraph, Via, LEG};
 
 /// The goal of a group move once its search has run.
 #[derive(Debug, Clone, Copy)]
@@ -198,7 +198,7 @@ impl NavQuery {
         astar(
             &graph,
             &mut self.group,
-            &[(graph.start_node(), 0.0, LEG)],
+            &[(graph.start_node(), 0.0, Via::leg(u32::MAX))],
             u32::MAX,
         );
         self.group_work = self.group.expansions();
@@ -326,7 +326,7 @@ impl NavQuery {
             }
             match group.parent(v)? {
                 p if p == start_node => Some(None),
-                p => Some(Some((p, group.payload(v)?))),
+                p => Some(Some((p, group.payload(v)?.corridor))),
             }
         };
         let legs = &self.group_legs;
@@ -411,7 +411,7 @@ impl NavQuery {
         self.l2_route.clear();
         self.l2_route.push((first, LEG));
         for w in self.l2_nodes[1..].windows(2).rev() {
-            let via = self.group.payload(w[1]).unwrap_or(LEG);
+            let via = self.group.payload(w[1]).map_or(LEG, |v| v.corridor);
             self.l2_route.push((w[0], via));
         }
         true

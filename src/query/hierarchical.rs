@@ -17,7 +17,7 @@ use super::{Ends, Fallback, NavQuery, Path, PathStatus, SearchLevel};
 use crate::mesh::hierarchy::{Corridor, HierarchyData, NavPointKind};
 use crate::mesh::{reversed_crossings, NavMesh};
 use crate::search::{
-    astar, ActiveLandmark, Between, Leg, NavGraph, SearchOutcome, ACTIVE_LANDMARKS, LEG,
+    astar, ActiveLandmark, Between, Leg, NavGraph, SearchOutcome, Via, ACTIVE_LANDMARKS, LEG,
 };
 
 impl NavQuery {
@@ -188,7 +188,7 @@ impl NavQuery {
         let outcome = astar(
             &graph,
             &mut self.l2,
-            &[(graph.start_node(), 0.0, LEG)],
+            &[(graph.start_node(), 0.0, Via::leg(u32::MAX))],
             self.max_expansions,
         );
         self.last_expansions += self.l2.expansions();
@@ -201,7 +201,7 @@ impl NavQuery {
             return false;
         }
         for &n in &self.l2_nodes[1..self.l2_nodes.len() - 1] {
-            let via = self.l2.payload(n).unwrap_or(LEG);
+            let via = self.l2.payload(n).map_or(LEG, |v| v.corridor);
             self.l2_route.push((n, via));
         }
         true

@@ -18,7 +18,9 @@ pub use batch::BatchQuery;
 pub use follow::{FollowEvent, PathFollower, Steering};
 pub use schedule::{Answer, PathScheduler, RequestId};
 
-use crate::search::{ActiveLandmark, Between, Leg, PortalSearch, SearchContext, SearchOutcome};
+use crate::search::{
+    ActiveLandmark, Between, Leg, PortalSearch, SearchContext, SearchOutcome, Via,
+};
 
 /// A query's goal: a point to resolve, or one resolved already (where it
 /// snapped to, and its dense region).
@@ -229,11 +231,11 @@ pub struct NavQuery {
     stamp: u32,
     max_expansions: u32,
     use_hierarchy: bool,
-    /// L2 search scratch: payload is the corridor a nav node was reached by.
-    l2: SearchContext<u32>,
+    /// L2 search scratch: payload is how a nav node was reached ([`Via`]).
+    l2: SearchContext<Via>,
     /// A group move's search from its goal over the nav nodes, and the
     /// goal's legs.
-    group: SearchContext<u32>,
+    group: SearchContext<Via>,
     group_legs: Vec<Leg>,
     /// The group move's corridors, grown from its goal.
     group_tree: group_tree::GoalTree,

@@ -17,7 +17,7 @@
 mod nav_graph;
 mod portal_graph;
 
-pub(crate) use nav_graph::{ActiveLandmark, Leg, NavGraph, ACTIVE_LANDMARKS, LEG};
+pub(crate) use nav_graph::{ActiveLandmark, Leg, NavGraph, Via, ACTIVE_LANDMARKS, LEG};
 pub(crate) use portal_graph::{Between, PortalSearch};
 
 use std::cmp::Reverse;

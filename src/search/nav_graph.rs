@@ -7,8 +7,29 @@ use glam::Vec2;
 use super::SearchGraph;
 use crate::mesh::hierarchy::{HierarchyData, HierarchyTables};
 
-/// Payload of a node reached by a live leg rather than a corridor.
+/// Corridor of a node reached by a live leg rather than a corridor.
 pub(crate) const LEG: u32 = u32::MAX;
+
+/// How the L2 search reached a nav node: the corridor (or [`LEG`]) and the
+/// cluster it runs in, which expanding the node needs (see
+/// [`NavGraph`]'s `expand`) without reading the corridor back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Via {
+    pub corridor: u32,
+    /// The corridor's cluster; for a leg, the cluster the leg runs in
+    /// (`u32::MAX`: none, as for a search seed).
+    pub cluster: u32,
+}
+
+impl Via {
+    /// A search seed or a leg: no corridor, in `cluster`.
+    pub(crate) const fn leg(cluster: u32) -> Via {
+        Via {
+            corridor: LEG,
+            cluster,
+        }
+    }
+}
 
 /// A live leg between the start (or goal) and a nav node of its cluster.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -152,8 +173,8 @@ impl<'a> NavGraph<'a> {
 }
 
 impl SearchGraph for NavGraph<'_> {
-    /// The corridor a node was reached by, or [`LEG`].
-    type Payload = u32;
+    /// The corridor a node was reached by (or [`LEG`]), with its cluster.
+    type Payload = Via;
 
     const HEURISTIC_BY_NODE: bool = true;
 
@@ -162,20 +183,18 @@ impl SearchGraph for NavGraph<'_> {
     }
 
     #[inline]
-    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, u32))>(&self, node: u32, via: u32, mut visit: F) {
+    fn expand<F: FnMut(u32, &dyn Fn() -> (f32, Via))>(&self, node: u32, via: Via, mut visit: F) {
         if node == self.start_node() {
+            let arrived = Via::leg(self.start_cluster);
             for leg in self.start_legs {
-                visit(leg.node, &|| (leg.cost, LEG));
+                visit(leg.node, &|| (leg.cost, arrived));
             }
             return;
         }
         // a node reached through cluster X leaves through its other cluster:
         // going on inside X is what X's direct corridor from the previous node
         // already offers (HPA*'s alternation of intra- and inter-cluster edges)
-        let arrived_in = match self.h.corridors.get(via as usize) {
-            Some(c) => c.cluster,
-            None => self.start_cluster,
-        };
+        let arrived_in = via.cluster;
         let leaves = |cluster: u32| !self.alternate || cluster != arrived_in || cluster == u32::MAX;
         match self.ht.corridor_runs(node) {
             // a run of one cluster is taken or skipped whole, in order
@@ -185,7 +204,7 @@ impl SearchGraph for NavGraph<'_> {
                     .filter(|r| r.first().is_some_and(|e| leaves(e.cluster)))
                 {
                     for e in run {
-                        visit(e.to, &|| (e.cost, e.corridor));
+                        visit(e.to, &|| (e.cost, e.via()));
                     }
                 }
             }
@@ -196,12 +215,14 @@ impl SearchGraph for NavGraph<'_> {
                     .iter()
                     .filter(|e| leaves(e.cluster))
                 {
-                    visit(e.to, &|| (e.cost, e.corridor));
+                    visit(e.to, &|| (e.cost, e.via()));
                 }
             }
         }
         if let Some(leg) = self.goal_legs.iter().find(|l| l.node == node) {
-            visit(self.goal_node(), &|| (leg.cost, LEG));
+            visit(self.goal_node(), &|| {
+                (leg.cost, Via::leg(self.start_cluster))
+            });
         }
     }
 
@@ -218,7 +239,7 @@ impl SearchGraph for NavGraph<'_> {
     /// along it, and is at most `leg(n)` at a goal leg's node `n`, so the
     /// maximum is admissible and consistent.
     #[inline]
-    fn heuristic(&self, node: u32, _: u32) -> f32 {
+    fn heuristic(&self, node: u32, _: Via) -> f32 {
         let n = node as usize;
         if n >= self.h.nodes.len() {
             let at = if node == self.start_node() {
@@ -297,9 +318,12 @@ mod tests {
                 ..NavGraph::whole(h, &mesh.hier)
             };
             // what each node still pays: a Dijkstra from the goal legs
-            let seeds: Vec<_> = goal_legs.iter().map(|l| (l.node, l.cost, LEG)).collect();
+            let seeds: Vec<_> = goal_legs
+                .iter()
+                .map(|l| (l.node, l.cost, Via::leg(u32::MAX)))
+                .collect();
             astar(&NavGraph::whole(h, &mesh.hier), &mut ctx, &seeds, u32::MAX);
-            let bound = |n: u32| graph.heuristic(n, LEG);
+            let bound = |n: u32| graph.heuristic(n, Via::default());
             for n in 0..h.nodes.len() as u32 {
                 let (b, to_goal) = (bound(n), ctx.cost(n).unwrap_or(f32::INFINITY));
                 if to_goal.is_finite() {
