@@ -476,20 +476,16 @@ impl NavMesh {
     /// [`NavMesh::from_data`], with the dense links of the assembly that
     /// made `data` when there was one, for a mesh a runtime edit made from
     /// `old` whose tiles flagged `changed` it assembled again (the others'
-    /// regions copied as they were): the point locator keeps the old one's
-    /// grid and its lists of the tiles kept, and only the new regions'
-    /// entries come from their shapes ([`Locator::rebuilt`]).
+    /// regions copied as they were): the point locator shares the old one's
+    /// parts of the tiles kept ([`Locator::rebuilt`]).
     pub(crate) fn from_data_after(
         mut data: MeshData,
         linked: Option<Linked>,
         old: Option<(&NavMesh, &[bool])>,
     ) -> NavMesh {
         let tables = Tables::build(&data, linked);
-        let locator = old
-            .and_then(|(old, changed)| {
-                Locator::rebuilt((&old.locator, &old.tables), &tables, changed)
-            })
-            .unwrap_or_else(|| Locator::build(&tables));
+        let old = old.map(|(old, changed)| (&old.locator, changed));
+        let locator = Locator::rebuilt(old, &tables, data.tiling.as_ref());
         let hierarchy = data.hierarchy.take();
         let mut mesh = NavMesh {
             data,
