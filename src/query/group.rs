@@ -4,15 +4,33 @@
 use glam::Vec2;
 
 use super::group_tree::GoalTree;
-use super::hierarchical::{
-    cheapest_pair, lazy_guesses, legs, pull_all, pulled_leg_cost, walk_leg_to,
-};
+use super::hierarchical::{cheapest_pair, legs, pull_all, pulled_leg_cost, walk_leg_to};
 use super::{Ends, Goal, NavQuery, Path, QueryFilter};
 use crate::error::QueryError;
 use crate::geometry::morton_spread;
 use crate::mesh::hierarchy::HierarchyData;
 use crate::mesh::NavMesh;
-use crate::search::{astar, Leg, NavGraph, Via, LEG};
+use crate::search::{astar, Leg, NavGraph, SearchContext, Via, LEG};
+
+/// What a group move knows of its goal, kept from one unit to the next.
+#[derive(Debug, Clone, Default)]
+pub(super) struct GroupGoalState {
+    /// The search from the goal over the nav nodes (on a mesh whose
+    /// hierarchy is searched rather than tabled).
+    pub(super) search: SearchContext<Via>,
+    /// The goal's legs.
+    pub(super) legs: Vec<Leg>,
+    /// The corridors grown from the goal.
+    pub(super) tree: GoalTree,
+    /// On a tabled hierarchy, instead of `search`: per nav node, its tabled
+    /// distance to the goal (through the best goal leg) and that leg's
+    /// place in `legs`.
+    pub(super) dist: Vec<(f32, u32)>,
+    /// Expansions the last search from a goal made.
+    pub(super) work: u32,
+    /// The order the units are answered in.
+    pub(super) order: Vec<u128>,
+}
 
 /// The goal of a group move once its search has run.
 #[derive(Debug, Clone, Copy)]
@@ -107,7 +125,7 @@ impl NavQuery {
         // units are answered in the order of a curve through the map, so
         // the next unit's regions, legs and tree steps lie near the last
         // one's in memory; a unit's path does not depend on that order
-        let mut order = std::mem::take(&mut self.group_order);
+        let mut order = std::mem::take(&mut self.group.order);
         morton_order(mesh, starts, &mut order);
         let mut last: Option<usize> = None;
         for &i in &order {
@@ -130,11 +148,11 @@ impl NavQuery {
             out[i] = answer.map(|()| path);
             last = Some(i);
         }
-        self.group_order = order;
+        self.group.order = order;
     }
 
-    /// Runs the Dijkstra from `goal` over the nav nodes into `self.group`,
-    /// with the goal's legs in `self.group_legs`; `None` when the group move
+    /// Runs the Dijkstra from `goal` over the nav nodes into `self.group.search`,
+    /// with the goal's legs in `self.group.legs`; `None` when the group move
     /// has nothing to share (see [`NavQuery::find_paths_to`]).
     pub(super) fn search_from_goal(
         &mut self,
@@ -152,29 +170,29 @@ impl NavQuery {
             .resolve(mesh, goal, "goal", filter.snap_distance)
             .ok()?;
         let cluster = h.region_cluster[region as usize];
-        legs(mesh, h, region, at, &mut self.group_legs);
+        legs(mesh, h, region, at, &mut self.group.legs);
         pull_all(
             mesh,
             h,
-            &mut self.group_legs,
+            &mut self.group.legs,
             (at, region),
             (&mut self.leg_buffer, &mut self.leg_ends),
         );
-        if self.group_legs.is_empty() {
+        if self.group.legs.is_empty() {
             return None;
         }
         let slots = if h.has_table() {
-            self.group_legs.len()
+            self.group.legs.len()
         } else {
             1
         };
-        self.group_tree.reset(mesh, h, (at, region), slots);
+        self.group.tree.reset(mesh, h, (at, region), slots);
         if h.has_table() {
             // the distances are read when a unit first needs them
             // (`tabled_distances`): a move whose units all stand near the
             // goal takes the flat search and reads none
-            self.group_dist.clear();
-            self.group_work = 1;
+            self.group.dist.clear();
+            self.group.work = 1;
             return Some(GroupGoal {
                 at,
                 region,
@@ -185,7 +203,7 @@ impl NavQuery {
         let graph = NavGraph {
             h,
             ht: &mesh.hier,
-            start_legs: &self.group_legs,
+            start_legs: &self.group.legs,
             goal_legs: &[],
             start: at,
             goal: at,
@@ -197,11 +215,11 @@ impl NavQuery {
         // no goal node: the search runs until every nav node is settled
         astar(
             &graph,
-            &mut self.group,
+            &mut self.group.search,
             &[(graph.start_node(), 0.0, Via::leg(u32::MAX))],
             u32::MAX,
         );
-        self.group_work = self.group.expansions();
+        self.group.work = self.group.search.expansions();
         Some(GroupGoal {
             at,
             region,
@@ -210,16 +228,16 @@ impl NavQuery {
         })
     }
 
-    /// On a tabled hierarchy, fills `self.group_dist` for the last group
+    /// On a tabled hierarchy, fills `self.group.dist` for the last group
     /// search's goal legs, unless it is filled: per nav node, the cheapest
     /// tabled distance + goal leg, and that leg.
     fn tabled_distances(&mut self, h: &HierarchyData) {
-        if !self.group_dist.is_empty() {
+        if !self.group.dist.is_empty() {
             return;
         }
-        self.group_dist.extend((0..h.nodes.len() as u32).map(|n| {
+        self.group.dist.extend((0..h.nodes.len() as u32).map(|n| {
             let mut best = (f32::INFINITY, u32::MAX);
-            for (k, l) in self.group_legs.iter().enumerate() {
+            for (k, l) in self.group.legs.iter().enumerate() {
                 let d = h.l2_distance(n, l.node) + l.cost;
                 if d < best.0 {
                     best = (d, k as u32);
@@ -231,7 +249,7 @@ impl NavQuery {
 
     /// Expansions of the last group search ([`NavQuery::search_from_goal`]).
     pub(super) fn group_expansions(&self) -> u32 {
-        self.group_work
+        self.group.work
     }
 
     /// One unit's path of a group move to `g` (see [`NavQuery::find_paths_to`]).
@@ -283,7 +301,7 @@ impl NavQuery {
         }
         // as the unit's own query: stitched, pulled, refined
         let routed = self.group_route(mesh, h, first, g.tabled) && {
-            self.goal_legs.clone_from(&self.group_legs);
+            self.goal_side.legs.clone_from(&self.group.legs);
             self.stitch(mesh, h, ends.start_region, g.region)
         };
         if routed {
@@ -305,11 +323,11 @@ impl NavQuery {
         first: u32,
         path: &mut Path,
     ) -> bool {
-        let (group, ht, start_node) = (&self.group, &mesh.hier, h.nodes.len() as u32);
+        let (group, ht, start_node) = (&self.group.search, &mesh.hier, h.nodes.len() as u32);
         // the exit slot is the goal leg the route ends on (one slot when searched)
         let (slot, exit) = if g.tabled {
-            let k = self.group_dist[first as usize].1 as usize;
-            match self.group_legs.get(k) {
+            let k = self.group.dist[first as usize].1 as usize;
+            match self.group.legs.get(k) {
                 Some(leg) => (k, leg.node),
                 None => return false,
             }
@@ -329,10 +347,11 @@ impl NavQuery {
                 p => Some(Some((p, group.payload(v)?.corridor))),
             }
         };
-        let legs = &self.group_legs;
+        let legs = &self.group.legs;
         let goal_leg = |v: u32, out: &mut Vec<u32>| walk_leg_to(mesh, h, legs, v, g.region, out);
         let Some(at) = self
-            .group_tree
+            .group
+            .tree
             .node_step(mesh, h, (slot, first), next, goal_leg)
         else {
             return false;
@@ -341,14 +360,14 @@ impl NavQuery {
         let Some(leg_end) = walk_leg_to(
             mesh,
             h,
-            &self.start_legs,
+            &self.start_side.legs,
             first,
             ends.start_region,
             &mut self.leg_buffer,
         ) else {
             return false;
         };
-        self.group_tree.unit_path(
+        self.group.tree.unit_path(
             mesh,
             h,
             at,
@@ -358,7 +377,7 @@ impl NavQuery {
         )
     }
 
-    /// The unit's first nav node (its legs in `self.start_legs`, or only
+    /// The unit's first nav node (its legs in `self.start_side.legs`, or only
     /// that node's leg when [`Self::first_by_bounds`] decides it): the
     /// cheapest leg + distance from its nav node to the goal, from the
     /// table (legs pulled lazily) or the goal's search (legs pulled). `None`
@@ -375,17 +394,24 @@ impl NavQuery {
                 return Some(first);
             }
         }
-        legs(mesh, h, ends.start_region, ends.start, &mut self.start_legs);
+        legs(
+            mesh,
+            h,
+            ends.start_region,
+            ends.start,
+            &mut self.start_side.legs,
+        );
         let end = (ends.start, ends.start_region);
         if tabled {
             return self.cheapest_tabled_leg(mesh, h, end);
         }
         let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
-        pull_all(mesh, h, &mut self.start_legs, end, scratch);
+        pull_all(mesh, h, &mut self.start_side.legs, end, scratch);
         let first = self
-            .start_legs
+            .start_side
+            .legs
             .iter()
-            .filter_map(|l| Some((l.cost + self.group.cost(l.node)?, l.node)))
+            .filter_map(|l| Some((l.cost + self.group.search.cost(l.node)?, l.node)))
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         first.map(|(_, first)| first)
     }
@@ -396,8 +422,8 @@ impl NavQuery {
     /// corridor its node was reached by.
     fn group_route(&mut self, mesh: &NavMesh, h: &HierarchyData, first: u32, tabled: bool) -> bool {
         if tabled {
-            let leg = self.group_dist[first as usize].1 as usize;
-            let Some(exit) = self.group_legs.get(leg).map(|l| l.node) else {
+            let leg = self.group.dist[first as usize].1 as usize;
+            let Some(exit) = self.group.legs.get(leg).map(|l| l.node) else {
                 return false;
             };
             if !h.tabled_route(&mesh.hier, first, exit, &mut self.l2_route) {
@@ -407,11 +433,11 @@ impl NavQuery {
             return true;
         }
         // from the goal's search start to `first`, then turned round
-        self.group.path_to(first, &mut self.l2_nodes);
+        self.group.search.path_to(first, &mut self.l2_nodes);
         self.l2_route.clear();
         self.l2_route.push((first, LEG));
         for w in self.l2_nodes[1..].windows(2).rev() {
-            let via = self.group.payload(w[1]).map_or(LEG, |v| v.corridor);
+            let via = self.group.search.payload(w[1]).map_or(LEG, |v| v.corridor);
             self.l2_route.push((w[0], via));
         }
         true
@@ -423,7 +449,7 @@ impl NavQuery {
     /// estimate plus distance is below every other node's straight line plus
     /// distance (less [`CHOICE_MARGIN`] of it), at its leg's estimate or,
     /// failing that, pulled taut. Then the lazy choice takes `m` too (its
-    /// steps on `m` are these), and `self.start_legs` holds only its leg,
+    /// steps on `m` are these), and `self.start_side.legs` holds only its leg,
     /// all the rest of the unit's path reads. One leg's points instead of
     /// every leg's: most units of an army pass. `None` when it does not
     /// (the caller computes the legs).
@@ -435,7 +461,7 @@ impl NavQuery {
         // the least and second least straight line + distance
         let (mut best, mut second) = ((f32::INFINITY, usize::MAX), f32::INFINITY);
         for (k, &n) in nodes.iter().enumerate() {
-            let to_goal = self.group_dist[n as usize].0;
+            let to_goal = self.group.dist[n as usize].0;
             let d = p.distance(h.nodes[n as usize].at) * t.min_cost + to_goal;
             if d < best.0 {
                 second = best.0;
@@ -470,19 +496,19 @@ impl NavQuery {
         if !leg.cost.is_finite() {
             return None; // no leg inside the cluster: `legs` drops the node
         }
-        let to_goal = self.group_dist[node as usize].0;
+        let to_goal = self.group.dist[node as usize].0;
         let below = if second.is_finite() {
             second - second.abs() * CHOICE_MARGIN
         } else {
             f32::INFINITY
         };
-        self.start_legs.clear();
-        self.start_legs.push(leg);
+        self.start_side.legs.clear();
+        self.start_side.legs.push(leg);
         if leg.cost + to_goal < below {
             return Some(node);
         }
         let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
-        let pulled = pulled_leg_cost(mesh, h, &self.start_legs, 0, (p, region), scratch);
+        let pulled = pulled_leg_cost(mesh, h, &self.start_side.legs, 0, (p, region), scratch);
         (pulled + to_goal < below).then_some(node)
     }
 
@@ -497,9 +523,10 @@ impl NavQuery {
         h: &HierarchyData,
         end: (Vec2, u32),
     ) -> Option<u32> {
-        let (legs, to_goal) = (&self.start_legs, &self.group_dist);
-        let (guess, pulled) = (&mut self.start_guess, &mut self.start_pulled);
-        lazy_guesses(legs, end.0, (h, mesh.tables.min_cost), guess, pulled);
+        self.start_side
+            .guess_lazily(end.0, (h, mesh.tables.min_cost));
+        let (legs, to_goal) = (&self.start_side.legs, &self.group.dist);
+        let (guess, pulled) = (&mut self.start_side.guess, &mut self.start_side.pulled);
         let (buffer, ends) = (&mut self.leg_buffer, &mut self.leg_ends);
         let (i, _) = cheapest_pair(
             (guess, pulled),
@@ -579,7 +606,13 @@ mod tests {
                 continue;
             };
             decided += 1;
-            legs(&mesh, h, ends.start_region, ends.start, &mut q.start_legs);
+            legs(
+                &mesh,
+                h,
+                ends.start_region,
+                ends.start,
+                &mut q.start_side.legs,
+            );
             let lazy = q.cheapest_tabled_leg(&mesh, h, (ends.start, ends.start_region));
             assert_eq!(Some(by_bounds), lazy, "start {start}");
         }

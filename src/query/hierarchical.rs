@@ -52,9 +52,9 @@ impl NavQuery {
         if cs == cg || mesh.hier.neighbours(cs, cg) {
             return Err(Fallback::NearClusters);
         }
-        legs(mesh, h, start_region, start, &mut self.start_legs);
-        legs(mesh, h, goal_region, goal, &mut self.goal_legs);
-        if self.start_legs.is_empty() || self.goal_legs.is_empty() {
+        legs(mesh, h, start_region, start, &mut self.start_side.legs);
+        legs(mesh, h, goal_region, goal, &mut self.goal_side.legs);
+        if self.start_side.legs.is_empty() || self.goal_side.legs.is_empty() {
             return Err(Fallback::NoNavNodes); // nothing to stitch
         }
         let routed = if !h.has_table() {
@@ -63,12 +63,18 @@ impl NavQuery {
             pull_all(
                 mesh,
                 h,
-                &mut self.start_legs,
+                &mut self.start_side.legs,
                 (start, start_region),
                 scratch,
             );
             let scratch = (&mut self.leg_buffer, &mut self.leg_ends);
-            pull_all(mesh, h, &mut self.goal_legs, (goal, goal_region), scratch);
+            pull_all(
+                mesh,
+                h,
+                &mut self.goal_side.legs,
+                (goal, goal_region),
+                scratch,
+            );
             self.l2_route_by_search(mesh, h, (start, cs), goal)
         } else {
             self.l2_route_from_table(mesh, h, (start, start_region), (goal, goal_region))
@@ -169,7 +175,7 @@ impl NavQuery {
     ) -> bool {
         ActiveLandmark::pick(
             (h.landmark_count(), |n| h.landmark_row(n)),
-            (&self.start_legs, &self.goal_legs),
+            (&self.start_side.legs, &self.goal_side.legs),
             ACTIVE_LANDMARKS,
             &mut self.landmarks,
         );
@@ -177,8 +183,8 @@ impl NavQuery {
             landmarks: &self.landmarks,
             h,
             ht: &mesh.hier,
-            start_legs: &self.start_legs,
-            goal_legs: &self.goal_legs,
+            start_legs: &self.start_side.legs,
+            goal_legs: &self.goal_side.legs,
             start,
             goal,
             heuristic_scale: mesh.tables.min_cost,
@@ -227,27 +233,13 @@ impl NavQuery {
         (goal, goal_region): (Vec2, u32),
     ) -> bool {
         let rate = mesh.tables.min_cost;
-        for (legs, p, guess, pulled) in [
-            (
-                &self.start_legs,
-                start,
-                &mut self.start_guess,
-                &mut self.start_pulled,
-            ),
-            (
-                &self.goal_legs,
-                goal,
-                &mut self.goal_guess,
-                &mut self.goal_pulled,
-            ),
-        ] {
-            lazy_guesses(legs, p, (h, rate), guess, pulled);
-        }
-        let (start_legs, goal_legs) = (&self.start_legs, &self.goal_legs);
+        self.start_side.guess_lazily(start, (h, rate));
+        self.goal_side.guess_lazily(goal, (h, rate));
+        let (start_legs, goal_legs) = (&self.start_side.legs, &self.goal_side.legs);
         let (buffer, ends) = (&mut self.leg_buffer, &mut self.leg_ends);
         let chosen = cheapest_pair(
-            (&mut self.start_guess, &mut self.start_pulled),
-            (&mut self.goal_guess, &mut self.goal_pulled),
+            (&mut self.start_side.guess, &mut self.start_side.pulled),
+            (&mut self.goal_side.guess, &mut self.goal_side.pulled),
             |i, j| h.l2_distance(start_legs[i].node, goal_legs[j].node),
             (
                 |end, k| match end {
@@ -273,7 +265,7 @@ impl NavQuery {
         let Some((i, j)) = chosen else {
             return false;
         };
-        let (a, b) = (self.start_legs[i].node, self.goal_legs[j].node);
+        let (a, b) = (self.start_side.legs[i].node, self.goal_side.legs[j].node);
         if !h.tabled_route(&mesh.hier, a, b, &mut self.l2_route) {
             return false;
         }
@@ -330,7 +322,7 @@ impl NavQuery {
         let Some(mut region) = walk_leg_to(
             mesh,
             h,
-            &self.start_legs,
+            &self.start_side.legs,
             first,
             start_region,
             &mut self.crossings,
@@ -361,7 +353,7 @@ impl NavQuery {
         let Some(entry) = walk_leg_to(
             mesh,
             h,
-            &self.goal_legs,
+            &self.goal_side.legs,
             last,
             goal_region,
             &mut self.leg_buffer,
@@ -484,20 +476,31 @@ fn optimistic(leg: &Leg, p: Vec2, h: &HierarchyData, rate: f32) -> f32 {
     (p.distance(h.nodes[leg.node as usize].at) * rate).min(leg.cost)
 }
 
-/// How [`cheapest_pair`] starts on `legs` from `p`: each leg counts at its
-/// [`optimistic`] guess, and one whose estimate is already that guess (its
-/// straight line) counts as pulled, having nothing to gain.
-pub(super) fn lazy_guesses(
-    legs: &[Leg],
-    p: Vec2,
-    (h, rate): (&HierarchyData, f32),
-    guess: &mut Vec<f32>,
-    pulled: &mut Vec<bool>,
-) {
-    guess.clear();
-    guess.extend(legs.iter().map(|l| optimistic(l, p, h, rate)));
-    pulled.clear();
-    pulled.extend(legs.iter().zip(guess.iter()).map(|(l, &g)| l.cost <= g));
+/// One end's legs to the nav nodes of its cluster, with what
+/// [`cheapest_pair`] reads of them while it chooses a route.
+#[derive(Debug, Clone, Default)]
+pub(super) struct LegSet {
+    pub(super) legs: Vec<Leg>,
+    /// Per leg, what it counts as so far: a lower bound until it is pulled,
+    /// then its cost pulled taut.
+    pub(super) guess: Vec<f32>,
+    /// Per leg, whether it has been pulled taut (or has nothing to gain).
+    pub(super) pulled: Vec<bool>,
+}
+
+impl LegSet {
+    /// How [`cheapest_pair`] starts on the legs from `p`: each leg counts
+    /// at its [`optimistic`] guess, and one whose estimate is already that
+    /// guess (its straight line) counts as pulled, having nothing to gain.
+    pub(super) fn guess_lazily(&mut self, p: Vec2, (h, rate): (&HierarchyData, f32)) {
+        let legs = &self.legs;
+        self.guess.clear();
+        self.guess
+            .extend(legs.iter().map(|l| optimistic(l, p, h, rate)));
+        self.pulled.clear();
+        self.pulled
+            .extend(legs.iter().zip(&self.guess).map(|(l, &g)| l.cost <= g));
+    }
 }
 
 /// Which end of the query a leg belongs to.

@@ -18,9 +18,7 @@ pub use batch::BatchQuery;
 pub use follow::{FollowEvent, PathFollower, Steering};
 pub use schedule::{Answer, PathScheduler, RequestId};
 
-use crate::search::{
-    ActiveLandmark, Between, Leg, PortalSearch, SearchContext, SearchOutcome, Via,
-};
+use crate::search::{ActiveLandmark, Between, PortalSearch, SearchContext, SearchOutcome, Via};
 
 /// A query's goal: a point to resolve, or one resolved already (where it
 /// snapped to, and its dense region).
@@ -233,36 +231,20 @@ pub struct NavQuery {
     use_hierarchy: bool,
     /// L2 search scratch: payload is how a nav node was reached ([`Via`]).
     l2: SearchContext<Via>,
-    /// A group move's search from its goal over the nav nodes, and the
-    /// goal's legs.
-    group: SearchContext<Via>,
-    group_legs: Vec<Leg>,
-    /// The group move's corridors, grown from its goal.
-    group_tree: group_tree::GoalTree,
-    /// On a tabled hierarchy, instead of `group`: per nav node, its tabled
-    /// distance to the goal (through the best goal leg) and that leg's place
-    /// in `group_legs`.
-    group_dist: Vec<(f32, u32)>,
-    /// Expansions the last group search made.
-    group_work: u32,
-    /// The order a group move answers its units in.
-    group_order: Vec<u128>,
+    /// A group move's goal: its search, legs and tree of corridors.
+    group: group::GroupGoalState,
     l2_nodes: Vec<u32>,
     /// The L2 route: nav nodes from the first to the last, each with the
     /// corridor it is reached by (the first by its leg).
     l2_route: Vec<(u32, u32)>,
-    start_legs: Vec<Leg>,
-    goal_legs: Vec<Leg>,
+    /// The legs of the query's start and of its goal.
+    start_side: hierarchical::LegSet,
+    goal_side: hierarchical::LegSet,
     /// Crossings of a stitched corridor, and a leg walked backwards.
     crossings: Vec<u32>,
     leg_buffer: Vec<u32>,
-    /// Portal ends of a leg being pulled taut; per leg, what it counts as
-    /// while choosing the route and whether it has been pulled.
+    /// Portal ends of a leg being pulled taut.
     leg_ends: Vec<[Vec2; 2]>,
-    start_guess: Vec<f32>,
-    goal_guess: Vec<f32>,
-    start_pulled: Vec<bool>,
-    goal_pulled: Vec<bool>,
     /// Per start leg: the cheapest table distance + goal leg, and that goal leg.
     partner: Vec<(f32, u32)>,
     /// The landmarks an L2 search reads.
@@ -304,23 +286,14 @@ impl NavQuery {
             max_expansions: DEFAULT_MAX_EXPANSIONS,
             use_hierarchy: true,
             l2: SearchContext::new(),
-            group: SearchContext::new(),
-            group_legs: Vec::new(),
-            group_tree: group_tree::GoalTree::default(),
-            group_dist: Vec::new(),
-            group_work: 0,
-            group_order: Vec::new(),
+            group: group::GroupGoalState::default(),
             l2_nodes: Vec::new(),
             l2_route: Vec::new(),
-            start_legs: Vec::new(),
-            goal_legs: Vec::new(),
+            start_side: hierarchical::LegSet::default(),
+            goal_side: hierarchical::LegSet::default(),
             crossings: Vec::new(),
             leg_buffer: Vec::new(),
             leg_ends: Vec::new(),
-            start_guess: Vec::new(),
-            goal_guess: Vec::new(),
-            start_pulled: Vec::new(),
-            goal_pulled: Vec::new(),
             partner: Vec::new(),
             landmarks: Vec::new(),
             route_clusters: Vec::new(),
