@@ -12,7 +12,9 @@ use i_overlay::core::overlay_rule::OverlayRule;
 
 use super::outline::{Contours, Grid};
 use super::tiles::TiledDerivation;
-use super::{assemble, finish, merged_polygons, regions_by_kind, AssemblyScratch, BakeConfig};
+use super::{
+    assemble, finish, in_curve_order, merged_polygons, regions_by_kind, AssemblyScratch, BakeConfig,
+};
 use crate::error::{BakeError, RadiusError};
 use crate::level::Level;
 use crate::mesh::{NavMesh, Sized, SizedMesh, SizedSlot};
@@ -179,10 +181,11 @@ fn derive(base: &NavMesh, radius: f32) -> Result<NavMesh, BakeError> {
     }
     let costed = kinds.into_iter().enumerate().skip(1);
     let outline = grid.outline(shapes, costed.filter(|(_, c)| !c.is_empty()));
-    let (tri, polygons) = merged_polygons(&outline)?;
+    let (tri, mut polygons) = merged_polygons(&outline)?;
     if tri.tris.is_empty() {
         return Err(BakeError::NothingWalkable { radius });
     }
+    in_curve_order(&tri.points, &mut polygons);
     let (mut derived, linked) = assemble(
         &tri.points,
         &polygons,
