@@ -533,6 +533,11 @@ pub(crate) struct AssemblyScratch {
     pub(crate) twins: EdgeTwins,
     /// Per edge of `twins`, the dense portal `link` made of it.
     edge_portal: Vec<u32>,
+    /// Per edge of `twins`, its first corner: the regions' corners in one
+    /// array, region `i`'s at `corners[twins.start[i]..twins.start[i + 1]]`,
+    /// written as the regions are, so that `link` and the search tables read
+    /// them in order instead of from each region's own list.
+    pub(crate) corners: Vec<Vec2>,
 }
 
 /// An edge without a twin: a wall.
@@ -609,9 +614,11 @@ fn assemble(
     }
     twins.start.push(twins.list.len() as u32);
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(polygons.len());
+    scratch.corners.clear();
     for (i, poly) in polygons.iter().enumerate() {
         let (mut vertices, portals) = scratch.lists();
         vertices.extend(poly.vertices.iter().map(|&v| points[v as usize].as_vec2()));
+        scratch.corners.extend_from_slice(&vertices);
         regions.insert(Region {
             vertices,
             portals,
@@ -648,6 +655,8 @@ pub(crate) fn link(
     // an edge paired with an earlier region taking the portal numbered
     // there (`edge_portal`, written only for those)
     let twins = &scratch.twins;
+    let corners = std::mem::take(&mut scratch.corners);
+    debug_assert_eq!(corners.len(), twins.list.len(), "a corner per edge");
     let edge_portal = &mut scratch.edge_portal;
     edge_portal.clear();
     edge_portal.resize(twins.list.len(), u32::MAX);
@@ -672,7 +681,7 @@ pub(crate) fn link(
             region_portals.push(index);
             edge_portal[(twins.start[j as usize] + slot) as usize] = index;
             portal_regions.push([i as u32, j]);
-            let v = &regions[key].vertices;
+            let v = &corners[twins.start[i] as usize..twins.start[i + 1] as usize];
             let n = v.len();
             // region i has the edge a -> b counter-clockwise: crossing from i
             // into j, b is on the left hand and a on the right
@@ -705,6 +714,8 @@ pub(crate) fn link(
         region_portals,
         portal_regions,
         tile_start: Vec::new(),
+        corner_start: twins.start.clone(),
+        corners,
     };
     let stats = BakeStats {
         regions: regions.len() as u32,

@@ -634,6 +634,7 @@ impl TileCache {
         if let Ok(mut replaced) = Arc::try_unwrap(mesh) {
             self.scratch.assembly.recycle(&mut replaced.data);
             self.scratch.assembly.twins = std::mem::take(&mut replaced.twins);
+            self.scratch.assembly.corners = std::mem::take(&mut replaced.tables.corners);
         }
     }
 
@@ -1776,6 +1777,7 @@ fn reassemble(
     }
     let mut regions: SlotMap<RegionId, Region> = SlotMap::with_capacity_and_key(at as usize);
     scratch.twins.clear();
+    scratch.corners.clear();
     unpaired.clear();
     for (t, tile) in tiles.iter().enumerate() {
         if changed[t] {
@@ -1786,6 +1788,7 @@ fn reassemble(
                 let (mut vertices, portals) = scratch.lists();
                 let points = poly.vertices.iter();
                 vertices.extend(points.map(|&v| gathered.points[v as usize].as_vec2()));
+                scratch.corners.extend_from_slice(&vertices);
                 let twins = &mut scratch.twins;
                 twins.start.push(twins.list.len() as u32);
                 for k in 0..vertices.len() {
@@ -1827,6 +1830,7 @@ fn reassemble(
             }
             let (mut vertices, portals) = scratch.lists();
             vertices.extend_from_slice(polygon);
+            scratch.corners.extend_from_slice(polygon);
             regions.insert(Region {
                 vertices,
                 portals,

@@ -789,6 +789,10 @@ pub(crate) struct Linked {
     /// [`Tables::tile_start`], when the regions were assembled by tile
     /// (empty otherwise).
     pub(crate) tile_start: Vec<u32>,
+    /// [`Tables::corner_start`] and [`Tables::corners`] as the assembly
+    /// wrote them (empty when it did not).
+    pub(crate) corner_start: Vec<u32>,
+    pub(crate) corners: Vec<Vec2>,
 }
 
 impl Linked {
@@ -813,6 +817,8 @@ impl Linked {
             region_portals,
             portal_regions,
             tile_start: Vec::new(),
+            corner_start: Vec::new(),
+            corners: Vec::new(),
         }
     }
 }
@@ -828,6 +834,8 @@ impl Tables {
             region_portals,
             portal_regions,
             tile_start,
+            corner_start,
+            corners,
         } = linked
             .filter(|l| {
                 l.region_start.len() == region_keys.len() + 1
@@ -844,11 +852,30 @@ impl Tables {
         let mut region_area = Vec::with_capacity(region_keys.len());
         let mut region_component = Vec::with_capacity(region_keys.len());
         let mut min_cost = f32::INFINITY;
-        let mut corner_start = Vec::with_capacity(region_keys.len() + 1);
-        let mut corners = Vec::with_capacity(data.regions.values().map(|r| r.vertices.len()).sum());
+        // the polygons as the assembly wrote them, when it did
+        let written = corner_start.len() == region_keys.len() + 1
+            && corner_start
+                .last()
+                .is_some_and(|&end| end as usize == corners.len());
+        let (corner_start, corners) = if written {
+            (corner_start, corners)
+        } else {
+            let mut start = Vec::with_capacity(region_keys.len() + 1);
+            let mut all = Vec::with_capacity(data.regions.values().map(|r| r.vertices.len()).sum());
+            for region in data.regions.values() {
+                start.push(all.len() as u32);
+                all.extend_from_slice(&region.vertices);
+            }
+            start.push(all.len() as u32);
+            (start, all)
+        };
+        debug_assert!(data
+            .regions
+            .values()
+            .enumerate()
+            .all(|(r, region)| region.vertices[..]
+                == corners[corner_start[r] as usize..corner_start[r + 1] as usize]));
         for region in data.regions.values() {
-            corner_start.push(corners.len() as u32);
-            corners.extend_from_slice(&region.vertices);
             let cost = data.areas.get(region.area as usize).map_or(1.0, |a| a.cost);
             min_cost = min_cost.min(cost);
             region_cost.push(cost);
@@ -856,7 +883,6 @@ impl Tables {
             region_component.push(region.component);
         }
         let bounds = Aabb::from_points(&corners);
-        corner_start.push(corners.len() as u32);
         let portal_ends = data.portals.values().map(|p| [p.left, p.right]).collect();
         let region_tree = dead_end_trees(&region_start, &region_portals, &portal_regions);
         Tables {
