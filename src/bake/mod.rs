@@ -28,7 +28,7 @@ pub use tiles::{Edit, ObstacleId, TileCache, MAX_TILES};
 pub use triangulate::TriangleSoup;
 
 use crate::error::BakeError;
-use crate::geometry::morton_spread;
+use crate::geometry::morton_key;
 use crate::level::Level;
 use crate::mesh::{
     keys, AreaKind, BakeStats, EdgeTwins, Linked, MeshData, NavMesh, Portal, PortalId, Region,
@@ -243,7 +243,7 @@ fn merged_polygons(
 /// a search's reads stay within fewer cache lines (the merge's own order
 /// follows the triangulation's sweep, rings round the middle). A tiled
 /// bake keeps its regions tile by tile instead.
-fn in_curve_order(points: &[glam::DVec2], polygons: &mut Vec<merge::MergedPolygon>) {
+fn in_curve_order(points: &[glam::DVec2], polygons: &mut [merge::MergedPolygon]) {
     let (lo, hi) = points.iter().fold(
         (
             glam::DVec2::splat(f64::INFINITY),
@@ -252,21 +252,11 @@ fn in_curve_order(points: &[glam::DVec2], polygons: &mut Vec<merge::MergedPolygo
         |(lo, hi), &p| (lo.min(p), hi.max(p)),
     );
     let size = (hi - lo).max(glam::DVec2::splat(f64::MIN_POSITIVE));
-    let key = |poly: &merge::MergedPolygon| {
+    // stable: ties keep the merge's order
+    polygons.sort_by_cached_key(|poly| {
         let sum: glam::DVec2 = poly.vertices.iter().map(|&v| points[v as usize]).sum();
-        let c = sum / poly.vertices.len().max(1) as f64;
-        let cell = |k: usize| (((c[k] - lo[k]) / size[k]) * 65535.0).clamp(0.0, 65535.0) as u32;
-        morton_spread(cell(0)) | morton_spread(cell(1)) << 1
-    };
-    let mut keyed: Vec<(u32, usize)> = polygons
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (key(p), i))
-        .collect();
-    keyed.sort_unstable();
-    let mut merged: Vec<Option<merge::MergedPolygon>> =
-        std::mem::take(polygons).into_iter().map(Some).collect();
-    polygons.extend(keyed.into_iter().filter_map(|(_, i)| merged[i].take()));
+        morton_key(sum / poly.vertices.len().max(1) as f64, lo, size)
+    });
 }
 
 /// Gives each merged polygon its area kind: the triangulation numbers areas
@@ -744,7 +734,7 @@ pub(crate) fn link(
 mod tests {
     use glam::DVec2;
 
-    use crate::geometry::morton_spread;
+    use crate::geometry::morton_key;
     use crate::{BakeConfig, NavMesh};
 
     /// The share of a mesh's consecutive regions whose centroids are in
@@ -756,9 +746,7 @@ mod tests {
         let key = |r: u32| {
             let polygon = t.polygon(r);
             let sum: DVec2 = polygon.iter().map(|v| v.as_dvec2()).sum();
-            let c = sum / polygon.len() as f64;
-            let cell = |k: usize| (((c[k] - lo[k]) / size[k]) * 65535.0).clamp(0.0, 65535.0) as u32;
-            morton_spread(cell(0)) | morton_spread(cell(1)) << 1
+            morton_key(sum / polygon.len() as f64, lo, size)
         };
         let n = mesh.region_count() as u32;
         let ordered = (1..n).filter(|&r| key(r - 1) <= key(r)).count();

@@ -18,7 +18,7 @@ use i_overlay::i_float::float::rect::FloatRect;
 use ordered_float::OrderedFloat;
 
 use crate::error::BakeError;
-use crate::geometry::{morton_spread, TooMany};
+use crate::geometry::{morton_key, TooMany};
 use crate::level::Level;
 
 pub(crate) type Contours = Vec<Vec<[f64; 2]>>;
@@ -194,11 +194,8 @@ impl Grid {
                 (0..n).map(move |i| {
                     let (a, b) = (c[i], c[(i + 1) % n]);
                     // a cell of 1/65536 of the box at the wall's midpoint
-                    let cell = |k: usize| {
-                        ((0.5 * (a[k] + b[k]) - lo[k]) / size[k] * 65535.0).clamp(0.0, 65535.0)
-                            as u32
-                    };
-                    (morton_spread(cell(0)) | morton_spread(cell(1)) << 1, a, b)
+                    let middle = DVec2::new(0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]));
+                    (morton_key(middle, DVec2::from(lo), DVec2::from(size)), a, b)
                 })
             })
             .collect();

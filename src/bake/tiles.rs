@@ -1941,7 +1941,6 @@ pub(crate) mod tests {
     use super::*;
     use crate::BakeConfig;
 
-    /// The bundled den520d map as a level, and a tiled config for it.
     /// den520d in tiles of 32 without the hierarchy, serving radius 1.0.
     fn den520d_flat_carrying_one() -> TileCache {
         let (level, mut config) = den520d_tiled(32.0);
@@ -1950,6 +1949,7 @@ pub(crate) mod tests {
         TileCache::new(&level, &config).expect("bakes")
     }
 
+    /// The bundled den520d map as a level, and a tiled config for it.
     pub(crate) fn den520d_tiled(tile: f32) -> (Level, BakeConfig) {
         let level = crate::test_data::bundled_level("maps/den520d.map");
         let config = BakeConfig {

@@ -38,6 +38,14 @@ pub(crate) fn morton_spread(mut x: u32) -> u32 {
     (x | x << 1) & 0x5555_5555
 }
 
+/// The Morton code of `p`'s cell on a grid of 65,536 x 65,536 cells over the
+/// box from `lo` of `size` (a point off the box takes the nearest cell).
+#[inline]
+pub(crate) fn morton_key(p: DVec2, lo: DVec2, size: DVec2) -> u32 {
+    let cell = |k: usize| ((p[k] - lo[k]) / size[k] * 65535.0).clamp(0.0, 65535.0) as u32;
+    morton_spread(cell(0)) | morton_spread(cell(1)) << 1
+}
+
 /// Twice the signed area of triangle `a b c` (positive when counter-clockwise).
 #[inline]
 #[must_use]

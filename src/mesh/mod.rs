@@ -292,9 +292,8 @@ pub(crate) struct Tables {
     pub region_keys: Vec<RegionId>,
     /// On a mesh a tile cache built: per tile, its first dense region (a
     /// tile's regions are consecutive, in tile order), and the count at the
-    /// end; `[0, n]` on other meshes (one "tile"). The point locator lists
-    /// regions by (tile, index within it), so an edit's locator copies the
-    /// lists of the tiles it kept without renumbering them.
+    /// end; `[0, n]` on other meshes (one "tile"). The point locator has a
+    /// part per tile, addressing its regions from the tile's first.
     pub tile_start: Vec<u32>,
     /// CSR: portals of region r are `region_portals[region_start[r]..region_start[r+1]]`.
     pub region_start: Vec<u32>,
@@ -789,14 +788,15 @@ pub(crate) struct Linked {
     /// [`Tables::tile_start`], when the regions were assembled by tile
     /// (empty otherwise).
     pub(crate) tile_start: Vec<u32>,
-    /// [`Tables::corner_start`] and [`Tables::corners`] as the assembly
-    /// wrote them (empty when it did not).
+    /// [`Tables::corner_start`] and [`Tables::corners`]: the regions'
+    /// polygons in one array, as the assembly wrote them.
     pub(crate) corner_start: Vec<u32>,
     pub(crate) corners: Vec<Vec2>,
 }
 
 impl Linked {
-    /// The links of `data` looked up by key (a mesh read from a file).
+    /// The links of `data` looked up by key, and its polygons gathered (a
+    /// mesh read from a file).
     fn looked_up(data: &MeshData) -> Linked {
         let mut region_start = Vec::with_capacity(data.regions.len() + 1);
         let mut region_portals = Vec::with_capacity(data.portals.len() * 2);
@@ -812,13 +812,20 @@ impl Linked {
             .values()
             .map(|p| [index_of(p.regions[0]), index_of(p.regions[1])])
             .collect();
+        let mut corner_start = Vec::with_capacity(data.regions.len() + 1);
+        let mut corners = Vec::with_capacity(data.regions.values().map(|r| r.vertices.len()).sum());
+        for region in data.regions.values() {
+            corner_start.push(corners.len() as u32);
+            corners.extend_from_slice(&region.vertices);
+        }
+        corner_start.push(corners.len() as u32);
         Linked {
             region_start,
             region_portals,
             portal_regions,
             tile_start: Vec::new(),
-            corner_start: Vec::new(),
-            corners: Vec::new(),
+            corner_start,
+            corners,
         }
     }
 }
@@ -840,6 +847,8 @@ impl Tables {
             .filter(|l| {
                 l.region_start.len() == region_keys.len() + 1
                     && l.portal_regions.len() == data.portals.len()
+                    && l.corner_start.len() == region_keys.len() + 1
+                    && l.corner_start.last().map(|&e| e as usize) == Some(l.corners.len())
             })
             .unwrap_or_else(|| Linked::looked_up(data));
         // tiles of consecutive regions covering them all, or one tile
@@ -852,23 +861,6 @@ impl Tables {
         let mut region_area = Vec::with_capacity(region_keys.len());
         let mut region_component = Vec::with_capacity(region_keys.len());
         let mut min_cost = f32::INFINITY;
-        // the polygons as the assembly wrote them, when it did
-        let written = corner_start.len() == region_keys.len() + 1
-            && corner_start
-                .last()
-                .is_some_and(|&end| end as usize == corners.len());
-        let (corner_start, corners) = if written {
-            (corner_start, corners)
-        } else {
-            let mut start = Vec::with_capacity(region_keys.len() + 1);
-            let mut all = Vec::with_capacity(data.regions.values().map(|r| r.vertices.len()).sum());
-            for region in data.regions.values() {
-                start.push(all.len() as u32);
-                all.extend_from_slice(&region.vertices);
-            }
-            start.push(all.len() as u32);
-            (start, all)
-        };
         debug_assert!(data
             .regions
             .values()
