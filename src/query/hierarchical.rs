@@ -115,7 +115,7 @@ impl NavQuery {
                 .regions
                 .iter()
                 .all(|&r| t.region_cost[r as usize] == t.min_cost);
-        if !straight && self.refine(mesh, h, ends) {
+        if !straight && self.refine(mesh, h, ends, path.length()) {
             self.path_along_crossings(mesh, region, start, goal, PathStatus::Complete, path);
         }
         path.level = SearchLevel::NavPoints;
@@ -125,8 +125,12 @@ impl NavQuery {
     /// replaces the stitched corridor in `self.crossings` by the shortest
     /// path's (the flat search, free to leave the route's clusters), which
     /// is never longer; true if it did. Keeps the stitched one when that
-    /// search makes more than [`refine_budget`] expansions.
-    fn refine(&mut self, mesh: &NavMesh, h: &HierarchyData, ends: &Ends) -> bool {
+    /// search makes more than [`refine_budget`] expansions, or when the path
+    /// pulled along it (`length` world units) is the shortest: on a route
+    /// at one rate the search looks only for shorter paths
+    /// ([`crate::search::PortalSearch::run_below`]), so it opens none of the states that
+    /// could only match it.
+    fn refine(&mut self, mesh: &NavMesh, h: &HierarchyData, ends: &Ends, length: f32) -> bool {
         let t = &mesh.tables;
         let clusters = h.cluster_start.len().saturating_sub(1);
         self.route_clusters.clear();
@@ -136,7 +140,9 @@ impl NavQuery {
         // distinct clusters, counted until there are too many: a long
         // route stops early
         let (limit, mut passed) = (refined_route_clusters(h), 0);
+        let mut one_rate = true;
         for r in regions {
+            one_rate &= t.region_cost[r as usize] == t.min_cost;
             let c = h.region_cluster[r as usize] as usize;
             let (word, bit) = (&mut self.route_clusters[c / 64], 1u64 << (c % 64));
             if *word & bit == 0 {
@@ -154,7 +160,14 @@ impl NavQuery {
             goal_region: ends.goal_region,
             excluded_areas: 0,
         };
-        let outcome = self.flat.run(t, &between, refine_budget(h), false);
+        // on a route at one rate the path in hand costs its length at that
+        // rate, and only a shorter path replaces it
+        let bound = if one_rate {
+            length * t.min_cost
+        } else {
+            f32::INFINITY
+        };
+        let outcome = self.flat.run_below(t, &between, refine_budget(h), bound);
         self.last_expansions += self.flat.expansions();
         let SearchOutcome::Found(node) = outcome else {
             return false;

@@ -253,7 +253,10 @@ impl<P: Copy + Default> SearchContext<P> {
             return;
         }
         if graph.is_goal(node) {
-            self.incumbent = self.incumbent.min(g);
+            if g >= self.incumbent {
+                return; // no cheaper than a goal reached, or than the bound
+            }
+            self.incumbent = g;
         } else if g + h >= self.incumbent {
             // cannot beat a goal already reached
             return;
@@ -336,7 +339,21 @@ pub fn astar<G: SearchGraph>(
     starts: &[(u32, f32, G::Payload)],
     budget: u32,
 ) -> SearchOutcome {
+    astar_below(graph, ctx, starts, budget, f32::INFINITY)
+}
+
+/// As [`astar`], looking only for a goal cheaper than `bound`: nothing
+/// that cannot beat it is opened (a cost already known, as of a path in
+/// hand), so a search that finds none ends [`SearchOutcome::Exhausted`].
+pub fn astar_below<G: SearchGraph>(
+    graph: &G,
+    ctx: &mut SearchContext<G::Payload>,
+    starts: &[(u32, f32, G::Payload)],
+    budget: u32,
+    bound: f32,
+) -> SearchOutcome {
     ctx.begin(graph.node_count());
+    ctx.incumbent = bound;
     for &(node, g, payload) in starts {
         ctx.reach(graph, node, g, NO_PARENT, payload);
     }
@@ -502,6 +519,50 @@ mod tests {
                 }
                 SearchOutcome::Exhausted => proptest::prop_assert!(!oracle.contains_key(&nodes[goal as usize])),
                 SearchOutcome::OutOfBudget(_) => proptest::prop_assert!(false, "unlimited budget"),
+            }
+        }
+
+        /// Under a bound, A* finds the goal exactly when its cost (petgraph's
+        /// Dijkstra) is below the bound, at that cost, and expands no more
+        /// than without it; a bound equal to the cost finds nothing.
+        #[test]
+        fn a_bound_finds_only_cheaper_goals(
+            n in 2usize..40,
+            edges in proptest::collection::vec((0usize..40, 0usize..40, 0u32..100), 0..160),
+            goal in 0usize..40,
+            quarters in 0u32..200,
+        ) {
+            let goal = (goal % n) as u32;
+            let mut adj = vec![Vec::new(); n];
+            let mut pg = petgraph::graph::DiGraph::<(), f32>::new();
+            let nodes: Vec<_> = (0..n).map(|_| pg.add_node(())).collect();
+            for &(a, b, c) in &edges {
+                let (a, b, c) = (a % n, b % n, c as f32 * 0.25);
+                adj[a].push((b as u32, c));
+                pg.add_edge(nodes[a], nodes[b], c);
+            }
+            let graph = Weighted { adj, goal };
+            let oracle = petgraph::algo::dijkstra(&pg, nodes[0], Some(nodes[goal as usize]), |e| *e.weight());
+            let cost = oracle.get(&nodes[goal as usize]).copied();
+            // costs and bounds are quarters: sums of them are exact in f32
+            let bound = quarters as f32 * 0.25;
+            let mut ctx = SearchContext::new();
+            let free = astar(&graph, &mut ctx, &[(0, 0.0, ())], u32::MAX);
+            let unbounded = ctx.expansions();
+            let outcome = astar_below(&graph, &mut ctx, &[(0, 0.0, ())], u32::MAX, bound);
+            match cost {
+                Some(c) if c < bound => {
+                    proptest::prop_assert_eq!(outcome, SearchOutcome::Found(goal));
+                    proptest::prop_assert_eq!(ctx.cost(goal), Some(c));
+                }
+                _ => proptest::prop_assert_eq!(outcome, SearchOutcome::Exhausted),
+            }
+            if matches!(free, SearchOutcome::Found(_)) {
+                proptest::prop_assert!(ctx.expansions() <= unbounded);
+            }
+            if let Some(c) = cost {
+                let at_cost = astar_below(&graph, &mut ctx, &[(0, 0.0, ())], u32::MAX, c);
+                proptest::prop_assert_eq!(at_cost, SearchOutcome::Exhausted);
             }
         }
     }

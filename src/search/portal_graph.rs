@@ -33,7 +33,7 @@ use std::collections::hash_map::Entry;
 
 use glam::Vec2;
 
-use super::{astar, astar_resume, SearchContext, SearchGraph, SearchOutcome, NEW_NODE};
+use super::{astar_below, astar_resume, SearchContext, SearchGraph, SearchOutcome, NEW_NODE};
 use crate::fxmap::FxHashMap;
 use crate::geometry::{closest_on_segment, orient, taut_point_on_segment, Corners, Deque};
 use crate::mesh::Tables;
@@ -80,7 +80,24 @@ impl PortalSearch {
         budget: u32,
         resume: bool,
     ) -> SearchOutcome {
-        self.search(tables, between, Within::Mesh, budget, resume)
+        self.search(tables, between, Within::Mesh, budget, resume, f32::INFINITY)
+    }
+
+    /// As [`Self::run`], started afresh and looking only for a path that
+    /// costs less than `bound` (the cost of one in hand) by more than
+    /// [`TIE`]: [`SearchOutcome::Exhausted`] when there is none. Nothing
+    /// that cannot beat the bound is opened, so proving that the path in
+    /// hand is the shortest costs fewer states than finding it again; and
+    /// within the tie the search would only find the same path.
+    pub(crate) fn run_below(
+        &mut self,
+        tables: &Tables,
+        between: &Between,
+        budget: u32,
+        bound: f32,
+    ) -> SearchOutcome {
+        let bound = bound - TIE * bound.max(1.0);
+        self.search(tables, between, Within::Mesh, budget, false, bound)
     }
 
     /// Searches from `from` (in dense region `region`) to everywhere in the
@@ -104,7 +121,7 @@ impl PortalSearch {
             excluded_areas: 0,
         };
         let within = Within::Cluster(region_cluster, cluster);
-        self.search(tables, &between, within, budget, false)
+        self.search(tables, &between, within, budget, false, f32::INFINITY)
     }
 
     /// The search behind [`Self::run`] and [`Self::explore`]: from
@@ -117,6 +134,7 @@ impl PortalSearch {
         within: Within<'_>,
         budget: u32,
         resume: bool,
+        bound: f32,
     ) -> SearchOutcome {
         if !resume {
             self.scratch.begin(between.start);
@@ -136,7 +154,7 @@ impl PortalSearch {
             astar_resume(&graph, &mut self.ctx, budget)
         } else {
             let start = [(START_NODE, 0.0, Funnel::start(between.start))];
-            astar(&graph, &mut self.ctx, &start, budget)
+            astar_below(&graph, &mut self.ctx, &start, budget, bound)
         }
     }
 
@@ -665,6 +683,57 @@ mod tests {
             }
         }
         Ok(())
+    }
+
+    /// A search under the cost of a path in hand finds the shortest path
+    /// exactly when it is shorter than that by more than the tie, at the
+    /// cost the search without a bound finds, in no more expansions; under
+    /// the shortest path's own cost it finds nothing (den520d's scenarios).
+    #[test]
+    fn a_bounded_search_finds_only_shorter_paths() {
+        let level = crate::test_data::bundled_level("maps/den520d.map");
+        let config = crate::BakeConfig {
+            corridors: false,
+            ..crate::BakeConfig::default()
+        };
+        let mesh = crate::NavMesh::bake(&level, &config).expect("bakes");
+        let scen = crate::Scenario::load_file(crate::test_data::bundled("maps/den520d.map.scen"))
+            .expect("scenarios");
+        let t = &mesh.tables;
+        let mut search = PortalSearch::default();
+        let mut checked = 0;
+        for s in scen.iter().step_by(17) {
+            let (a, b) = (s.start_point(), s.goal_point());
+            let locate = |p| mesh.locator.locate(t, p);
+            let (Some(ra), Some(rb)) = (locate(a), locate(b)) else {
+                continue;
+            };
+            let between = Between {
+                start: a,
+                start_region: ra,
+                goal: b,
+                goal_region: rb,
+                excluded_areas: 0,
+            };
+            let SearchOutcome::Found(goal) = search.run(t, &between, u32::MAX, false) else {
+                panic!("scenario {a} -> {b} unsolved");
+            };
+            let (cost, free) = (search.cost(goal).expect("cost"), search.expansions());
+            assert_eq!(
+                search.run_below(t, &between, u32::MAX, cost),
+                SearchOutcome::Exhausted,
+                "{a} -> {b}: found under its own cost {cost}"
+            );
+            assert!(search.expansions() <= free, "{a} -> {b}");
+            let above = cost * 1.001 + 1e-3;
+            let SearchOutcome::Found(goal) = search.run_below(t, &between, u32::MAX, above) else {
+                panic!("{a} -> {b}: nothing under {above}");
+            };
+            assert_eq!(search.cost(goal), Some(cost), "{a} -> {b}");
+            assert!(search.expansions() <= free, "{a} -> {b}");
+            checked += 1;
+        }
+        assert!(checked > 50, "{checked} scenarios");
     }
 
     proptest::proptest! {
