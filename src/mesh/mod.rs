@@ -974,12 +974,11 @@ impl Tables {
     /// `[left, right]` of a crossing node as seen by someone making the crossing.
     #[inline]
     pub(crate) fn crossing_ends(&self, crossing: u32) -> [Vec2; 2] {
-        let [l, r] = self.portal_ends[(crossing / 2) as usize];
-        if crossing % 2 == 0 {
-            [l, r]
-        } else {
-            [r, l]
-        }
+        let ends = self.portal_ends[(crossing / 2) as usize];
+        // the portal's own order for an even crossing, swapped for an odd
+        // one (picked by index: no branch on which way the crossing goes)
+        let d = (crossing & 1) as usize;
+        [ends[d], ends[d ^ 1]]
     }
 
     /// Dense portal indices of dense region `r`.

@@ -764,35 +764,45 @@ impl NavQuery {
     /// corridors from its goal (`query/group_tree.rs`) cuts the same loops.
     fn corridor_without_loops(&mut self, mesh: &NavMesh, start_region: u32) {
         let t = &mesh.tables;
-        self.regions.clear();
-        self.portals.clear();
+        let n = self.crossings.len();
         let stamp = self.fresh_stamp(mesh.region_count());
-        let goal_region = self
-            .crossings
-            .last()
-            .map_or(start_region, |&c| t.entered(c));
-        self.region_stamp[goal_region as usize] = (stamp, 0);
-        self.regions.push(goal_region);
-        for (i, &c) in self.crossings.iter().enumerate().rev() {
-            // walked backwards, `c` enters the region it leaves forwards
+        // filled from the back: the corridor kept so far is `regions[w..]`,
+        // with portal `i` (out of region `i`) in `portals[i]`, and a region's
+        // stamp holds its place there
+        self.regions.clear();
+        self.regions.resize(n + 1, 0);
+        self.portals.clear();
+        self.portals.resize(n, [Vec2::ZERO; 2]);
+        let (crossings, regions, portals) = (
+            &self.crossings[..],
+            &mut self.regions[..],
+            &mut self.portals[..],
+        );
+        let stamps = &mut self.region_stamp[..];
+        let goal_region = crossings.last().map_or(start_region, |&c| t.entered(c));
+        regions[n] = goal_region;
+        stamps[goal_region as usize] = (stamp, n as u32);
+        let mut w = n;
+        for i in (0..n).rev() {
+            // walked backwards, crossing `i` enters the region it leaves forwards
             let r = match i.checked_sub(1) {
-                Some(before) => t.entered(self.crossings[before]),
+                Some(before) => t.entered(crossings[before]),
                 None => start_region,
             };
-            let (seen, at) = self.region_stamp[r as usize];
-            if seen == stamp && (at as usize) < self.regions.len() && self.regions[at as usize] == r
-            {
+            let (seen, at) = stamps[r as usize];
+            let at = at as usize;
+            if seen == stamp && at >= w && regions[at] == r {
                 // back in a region already visited: drop the loop
-                self.regions.truncate(at as usize + 1);
-                self.portals.truncate(at as usize);
+                w = at;
                 continue;
             }
-            self.portals.push(t.crossing_ends(c));
-            self.region_stamp[r as usize] = (stamp, self.regions.len() as u32);
-            self.regions.push(r);
+            w -= 1;
+            portals[w] = t.crossing_ends(crossings[i]);
+            regions[w] = r;
+            stamps[r as usize] = (stamp, w as u32);
         }
-        self.regions.reverse();
-        self.portals.reverse();
+        self.regions.drain(..w);
+        self.portals.drain(..w);
     }
 
     fn resolve(
@@ -966,4 +976,83 @@ fn around_vertex(
     crossings.clear();
     let v = t.polygon(region);
     Err(first_wall.unwrap_or([v[m], v[(m + 1) % v.len()]]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Walks of random crossings over a real mesh, going back and round
+    /// often: the corridor without loops is what cutting every loop from
+    /// the goal back gives (a list walked from the goal, cut after a
+    /// region's first place when the walk meets it again), written out
+    /// slowly; and it is a corridor: a region once, each portal between its
+    /// two regions, from the start region to the goal's.
+    #[test]
+    fn a_corridor_without_loops_cuts_every_loop_from_the_goal_back() {
+        let level = crate::test_data::bundled_level("maps/den520d.map");
+        let config = crate::BakeConfig {
+            corridors: false,
+            ..crate::BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &config).expect("bakes");
+        let t = &mesh.tables;
+        let mut query = NavQuery::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |k: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % k as u64) as usize
+        };
+        let mut looped = 0;
+        for _ in 0..2_000 {
+            let start = next(mesh.region_count()) as u32;
+            query.crossings.clear();
+            let mut at = start;
+            for _ in 0..next(60) {
+                let portals = t.portals_of(at);
+                if portals.is_empty() {
+                    break;
+                }
+                let p = portals[next(portals.len())];
+                let (crossing, beyond) = t.crossing_out_of(p, at).expect("its portal");
+                query.crossings.push(crossing);
+                at = beyond;
+            }
+            // the oracle: the walk's regions from the goal back, each with
+            // the crossing it was left by towards the goal
+            let walk: Vec<u32> = std::iter::once(start)
+                .chain(query.crossings.iter().map(|&c| t.entered(c)))
+                .collect();
+            let mut kept: Vec<(u32, Option<u32>)> = Vec::new();
+            for (k, &r) in walk.iter().enumerate().rev() {
+                match kept.iter().position(|e| e.0 == r) {
+                    Some(p) => kept.truncate(p + 1),
+                    None => kept.push((r, query.crossings.get(k).copied())),
+                }
+            }
+            kept.reverse();
+            query.corridor_without_loops(&mesh, start);
+            let regions: Vec<u32> = kept.iter().map(|e| e.0).collect();
+            assert_eq!(query.regions, regions, "walk {walk:?}");
+            let portals: Vec<[Vec2; 2]> = kept
+                .iter()
+                .filter_map(|e| e.1.map(|x| t.crossing_ends(x)))
+                .collect();
+            assert_eq!(query.portals, portals, "walk {walk:?}");
+            looped += usize::from(kept.len() < walk.len());
+            for (i, pair) in query.regions.windows(2).enumerate() {
+                assert!(
+                    t.portals_of(pair[0]).iter().any(|&p| {
+                        t.crossing_out_of(p, pair[0]).is_some_and(|(x, b)| {
+                            b == pair[1] && t.crossing_ends(x) == query.portals[i]
+                        })
+                    }),
+                    "portal {i} of {walk:?}"
+                );
+            }
+        }
+        assert!(looped > 500, "{looped} walks with loops");
+    }
 }
