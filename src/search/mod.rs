@@ -216,7 +216,7 @@ impl<P: Copy + Default> SearchContext<P> {
     /// Records that `node` was reached at cost `g` from `parent` and opens
     /// it, unless the state it holds is as good (no higher g + h) or it cannot
     /// beat a goal already reached.
-    #[inline]
+    #[inline(always)]
     fn reach<G: SearchGraph<Payload = P>>(
         &mut self,
         graph: &G,
