@@ -193,6 +193,7 @@ impl GoalTree {
     /// The step after walking `crossing` (from the goal's side) from step
     /// `at`: the region it enters, unless that region is already on the way
     /// from `at` to the goal, in which case the loop is cut there.
+    #[inline]
     fn extend(&mut self, mesh: &NavMesh, h: &HierarchyData, at: u32, crossing: u32) -> u32 {
         let mut k = self.steps[at as usize].first_child;
         while k != NONE {
@@ -202,6 +203,13 @@ impl GoalTree {
             }
             k = s.next_sibling;
         }
+        self.grow(mesh, h, at, crossing)
+    }
+
+    /// [`Self::extend`] where `at` has no child by `crossing` yet: the
+    /// step it enters, new unless the region is on the way to the goal.
+    #[inline(never)]
+    fn grow(&mut self, mesh: &NavMesh, h: &HierarchyData, at: u32, crossing: u32) -> u32 {
         let t = &mesh.tables;
         let region = t.entered(crossing);
         let depth = self.steps[at as usize].depth;
