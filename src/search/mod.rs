@@ -134,7 +134,8 @@ pub struct SearchContext<P> {
     marks: Vec<Mark>,
     pool: Vec<P>,
     heap: BinaryHeap<Reverse<OpenEntry>>,
-    /// Cheapest cost at which a goal node has been reached in this search.
+    /// Cheapest cost at which a goal node has been reached in this search,
+    /// or the bound it was given ([`astar_below`]) until one beats it.
     incumbent: f32,
     expansions: u32,
     /// The expanded node nearest the goal (smallest heuristic), with it.
@@ -215,7 +216,7 @@ impl<P: Copy + Default> SearchContext<P> {
 
     /// Records that `node` was reached at cost `g` from `parent` and opens
     /// it, unless the state it holds is as good (no higher g + h) or it cannot
-    /// beat a goal already reached.
+    /// beat a goal already reached (or the search's bound, [`astar_below`]).
     #[inline(always)]
     fn reach<G: SearchGraph<Payload = P>>(
         &mut self,

@@ -96,7 +96,12 @@ impl PortalSearch {
         budget: u32,
         bound: f32,
     ) -> SearchOutcome {
-        let bound = bound - TIE * bound.max(1.0);
+        // (an infinite bound stays one: less the tie it would be NaN)
+        let bound = if bound.is_finite() {
+            bound - TIE * bound.max(1.0)
+        } else {
+            bound
+        };
         self.search(tables, between, Within::Mesh, budget, false, bound)
     }
 
@@ -731,6 +736,12 @@ mod tests {
             };
             assert_eq!(search.cost(goal), Some(cost), "{a} -> {b}");
             assert!(search.expansions() <= free, "{a} -> {b}");
+            // no bound: the search without one
+            let SearchOutcome::Found(goal) = search.run_below(t, &between, u32::MAX, f32::INFINITY)
+            else {
+                panic!("{a} -> {b}: nothing under no bound");
+            };
+            assert_eq!((search.cost(goal), search.expansions()), (Some(cost), free));
             checked += 1;
         }
         assert!(checked > 50, "{checked} scenarios");
