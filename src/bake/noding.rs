@@ -455,13 +455,8 @@ mod tests {
     /// it came from (snap rounding's bound).
     #[test]
     fn random_tangles_end_with_nothing_crossing() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: i64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as i64
-        };
+        let mut rng = crate::test_data::Xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: i64| rng.below(n as u64) as i64;
         let mut finished = 0;
         for _ in 0..2000 {
             let span = [8, 64, 1 << 20][next(3) as usize];

@@ -998,13 +998,8 @@ mod tests {
         let mesh = NavMesh::bake(&level, &config).expect("bakes");
         let t = &mesh.tables;
         let mut query = NavQuery::new();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |k: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % k as u64) as usize
-        };
+        let mut rng = crate::test_data::Xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = |k: usize| rng.below(k as u64) as usize;
         let mut looped = 0;
         for _ in 0..2_000 {
             let start = next(mesh.region_count()) as u32;

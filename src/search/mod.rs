@@ -474,6 +474,25 @@ mod tests {
         );
     }
 
+    /// The digraph of `n` nodes with `edges` (ends taken modulo `n`, costs
+    /// in quarters, so sums of them are exact in f32) towards `goal` (modulo
+    /// `n`), and the goal's cost from node 0 by petgraph's Dijkstra (`None`
+    /// when unreachable): the oracle of the A* properties.
+    fn digraph(n: usize, edges: &[(usize, usize, u32)], goal: usize) -> (Weighted, Option<f32>) {
+        let goal = (goal % n) as u32;
+        let mut adj = vec![Vec::new(); n];
+        let mut pg = petgraph::graph::DiGraph::<(), f32>::new();
+        let nodes: Vec<_> = (0..n).map(|_| pg.add_node(())).collect();
+        for &(a, b, c) in edges {
+            let (a, b, c) = (a % n, b % n, c as f32 * 0.25);
+            adj[a].push((b as u32, c));
+            pg.add_edge(nodes[a], nodes[b], c);
+        }
+        let to = nodes[goal as usize];
+        let oracle = petgraph::algo::dijkstra(&pg, nodes[0], Some(to), |e| *e.weight());
+        (Weighted { adj, goal }, oracle.get(&to).copied())
+    }
+
     proptest::proptest! {
         /// Packed keys order like the floats they pack (zeros of both signs
         /// equal), and unpack to the same values.
@@ -495,30 +514,21 @@ mod tests {
             edges in proptest::collection::vec((0usize..40, 0usize..40, 0u32..100), 0..160),
             goal in 0usize..40,
         ) {
-            let goal = (goal % n) as u32;
-            let mut adj = vec![Vec::new(); n];
-            let mut pg = petgraph::graph::DiGraph::<(), f32>::new();
-            let nodes: Vec<_> = (0..n).map(|_| pg.add_node(())).collect();
-            for &(a, b, c) in &edges {
-                let (a, b, c) = (a % n, b % n, c as f32 * 0.25);
-                adj[a].push((b as u32, c));
-                pg.add_edge(nodes[a], nodes[b], c);
-            }
-            let graph = Weighted { adj, goal };
-            let oracle = petgraph::algo::dijkstra(&pg, nodes[0], Some(nodes[goal as usize]), |e| *e.weight());
+            let (graph, cost) = digraph(n, &edges, goal);
+            let goal = graph.goal;
             let mut ctx = SearchContext::new();
             match astar(&graph, &mut ctx, &[(0, 0.0, ())], u32::MAX) {
                 SearchOutcome::Found(g) => {
                     proptest::prop_assert_eq!(g, goal);
                     let ours = ctx.cost(goal).unwrap();
-                    let theirs = oracle[&nodes[goal as usize]];
+                    let theirs = cost.expect("petgraph reaches it too");
                     proptest::prop_assert!((ours - theirs).abs() < 1e-3, "{} vs {}", ours, theirs);
                     // the recorded path leads back to the start
                     let mut p = Vec::new();
                     ctx.path_to(goal, &mut p);
                     proptest::prop_assert_eq!(p[0], 0);
                 }
-                SearchOutcome::Exhausted => proptest::prop_assert!(!oracle.contains_key(&nodes[goal as usize])),
+                SearchOutcome::Exhausted => proptest::prop_assert!(cost.is_none()),
                 SearchOutcome::OutOfBudget(_) => proptest::prop_assert!(false, "unlimited budget"),
             }
         }
@@ -533,18 +543,8 @@ mod tests {
             goal in 0usize..40,
             quarters in 0u32..200,
         ) {
-            let goal = (goal % n) as u32;
-            let mut adj = vec![Vec::new(); n];
-            let mut pg = petgraph::graph::DiGraph::<(), f32>::new();
-            let nodes: Vec<_> = (0..n).map(|_| pg.add_node(())).collect();
-            for &(a, b, c) in &edges {
-                let (a, b, c) = (a % n, b % n, c as f32 * 0.25);
-                adj[a].push((b as u32, c));
-                pg.add_edge(nodes[a], nodes[b], c);
-            }
-            let graph = Weighted { adj, goal };
-            let oracle = petgraph::algo::dijkstra(&pg, nodes[0], Some(nodes[goal as usize]), |e| *e.weight());
-            let cost = oracle.get(&nodes[goal as usize]).copied();
+            let (graph, cost) = digraph(n, &edges, goal);
+            let goal = graph.goal;
             // costs and bounds are quarters: sums of them are exact in f32
             let bound = quarters as f32 * 0.25;
             let mut ctx = SearchContext::new();
