@@ -739,7 +739,7 @@ mod tests {
 
     /// The share of a mesh's consecutive regions whose centroids are in
     /// Morton order over the box of its vertices.
-    fn in_curve_order(mesh: &NavMesh) -> f64 {
+    fn share_in_curve_order(mesh: &NavMesh) -> f64 {
         let t = &mesh.tables;
         let (lo, hi) = (t.bounds.min.as_dvec2(), t.bounds.max.as_dvec2());
         let size = (hi - lo).max(DVec2::splat(f64::MIN_POSITIVE));
@@ -767,7 +767,7 @@ mod tests {
         let mesh = NavMesh::bake(&level, &config).unwrap();
         let wider = mesh.for_radius(1.0).unwrap();
         for m in [&mesh, &*wider] {
-            let share = in_curve_order(m);
+            let share = share_in_curve_order(m);
             assert!(share > 0.99, "{share}");
         }
         let tiled = BakeConfig {
@@ -775,7 +775,7 @@ mod tests {
             ..config
         };
         let tiled = NavMesh::bake(&level, &tiled).unwrap();
-        let share = in_curve_order(&tiled);
+        let share = share_in_curve_order(&tiled);
         assert!(share < 0.9, "tile by tile: {share}");
     }
 }
