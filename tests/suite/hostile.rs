@@ -176,6 +176,35 @@ fn noded_areas_near_walls_keep_every_constraint_and_validate() {
     }
 }
 
+/// Found by `every_region_has_the_area_kind_the_level_gives_it` on
+/// 2026-11-29 and still open (it fails the same on f5a72dc, two sessions
+/// back): two costed areas near the coordinate limit, the second a thin
+/// triangle crossing the first, and a point inside the second (kind 2, well
+/// away from every outline) lands in a region of plain ground (kind 0).
+/// Ignored until fixed; run it with `--ignored`.
+#[test]
+#[ignore = "open defect: a region inside the second area carries kind 0"]
+fn thin_areas_near_the_coordinate_limit_keep_their_kind() {
+    let json = r#"{"walkable":[[[-1048000.0,-1048000.0],[-1047717.2,-1047843.0],[-1048000.0,-1047734.56]]],
+        "obstacles":[[[-1047710.4,-1047987.7],[-1047753.44,-1047882.8],[-1047777.1,-1047825.0]]],
+        "areas":[{"kind":"area0","cost":0.5,"polygon":[[-1048000.0,-1047982.06],[-1048000.0,-1048000.0],[-1047713.5,-1047816.6]]},
+                 {"kind":"area1","cost":0.5,"polygon":[[-1047782.6,-1047874.0],[-1047764.06,-1047852.94],[-1047789.6,-1047770.7]]}]}"#;
+    let level = Level::from_json_str(json).unwrap();
+    let mesh = NavMesh::bake(&level, &BakeConfig::with_radius(0.0)).unwrap();
+    let p = vec2(-1_047_770.8, -1_047_840.3);
+    let costed: Vec<&Vec<Vec2>> = level.areas.iter().map(|a| &a.polygon).collect();
+    let expected = costed
+        .iter()
+        .rposition(|poly| inside(poly, p.as_dvec2()))
+        .map_or(0, |k| k + 1);
+    assert_eq!(expected, 2, "the level gives the second area there");
+    let region = mesh.locate(p).expect("on the mesh");
+    assert_eq!(
+        usize::from(mesh.regions().find(|(k, _)| *k == region).unwrap().1.area()),
+        expected
+    );
+}
+
 /// A comb: a spine `2n` units long with `n` teeth standing on it, as one
 /// walkable polygon. The spine becomes a hub region with `n` neighbours.
 fn comb(teeth: usize) -> Level {
