@@ -3,11 +3,9 @@
 //! a vertex of both, so that no two constraints cross and spade keeps them
 //! all.
 //!
-//! Each costed area is clipped to walkable space by its own boolean, so the
-//! point where its outline crosses a slanted wall is rounded to the snapping
-//! grid independently of the wall, and lands a fraction of a step off it;
-//! two overlapping areas cross each other at points that are not on the grid
-//! at all. Left as they are, such edges cross, spade has to drop one of
+//! Each costed area keeps its own outline (not clipped to walkable space),
+//! so where it crosses a slanted wall, or another area, the crossing is a
+//! point off the snapping grid. Left as they are, such edges cross, spade has to drop one of
 //! them, and the triangles around it take the wrong area kind.
 //!
 //! The noder works on the grid's integers, so the output stays on the grid

@@ -31,8 +31,12 @@ pub(crate) struct Outline {
     /// Closed contours bounding walkable space (outer CCW, holes CW); they do
     /// not cross and touch only at shared vertices.
     pub walkable: Vec<Vec<DVec2>>,
-    /// Per costed area of the level (by index into `Level::areas`), its part
-    /// of walkable space as closed contours.
+    /// Per costed area of the level (by index into `Level::areas`), its own
+    /// outline as closed contours, not clipped to walkable space: the walls
+    /// alone bound that. A clipped copy would carry every wall it meets a
+    /// second time, resolved apart from the walls, and where the noding then
+    /// bends the two differently (an obstacle thinner than a step) its
+    /// slivers take walkable ground out of the area.
     pub areas: Vec<(usize, Vec<Vec<DVec2>>)>,
     /// Steps per world unit of the level's snapping grid, which every point
     /// lies on when there are areas (the triangulation nodes their edges on
@@ -89,23 +93,19 @@ impl Grid {
         }
     }
 
-    /// The outline of walkable `shapes` with each costed area's part of it
-    /// (areas given with the number the outline should carry them under).
+    /// The outline of walkable `shapes` with each costed area's outline on
+    /// this grid (areas given with the number the outline should carry them
+    /// under; see [`Outline::areas`] for why they are not clipped).
     pub(crate) fn outline(
         self,
         shapes: Shapes,
         areas: impl IntoIterator<Item = (usize, Contours)>,
     ) -> Outline {
         let mut parts = Vec::new();
-        let mut areas = areas.into_iter().peekable();
-        if areas.peek().is_some() {
-            let walkable: Contours = shapes.iter().flatten().cloned().collect();
-            for (i, poly) in areas {
-                let part =
-                    self.overlay(&walkable, &poly, OverlayRule::Intersect, FillRule::NonZero);
-                if !part.is_empty() {
-                    parts.push((i, flatten(part)));
-                }
+        for (i, poly) in areas {
+            let part = self.overlay(&poly, &[], OverlayRule::Subject, FillRule::NonZero);
+            if !part.is_empty() {
+                parts.push((i, flatten(part)));
             }
         }
         Outline {

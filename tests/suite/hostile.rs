@@ -115,8 +115,8 @@ proptest! {
         let step = crate::common::grid_step(&level);
         let costed: Vec<&Vec<Vec2>> =
             level.areas.iter().filter(|a| a.cost.is_some()).map(|a| &a.polygon).collect();
-        // the mesh's walls bound the areas too (an area is clipped to
-        // walkable space), and clipped ends are rounded to the grid
+        // the mesh's walls bound the areas too, and where an area's edge
+        // crosses a wall the noding rounds the crossing, bending both
         let walls: Vec<[DVec2; 2]> = mesh.regions().flat_map(|(_, r)| {
             let v = r.vertices();
             r.edge_portals().iter().enumerate().filter(|(_, p)| p.is_none())
@@ -176,14 +176,15 @@ fn noded_areas_near_walls_keep_every_constraint_and_validate() {
     }
 }
 
-/// Found by `every_region_has_the_area_kind_the_level_gives_it` on
-/// 2026-11-29 and still open (it fails the same on f5a72dc, two sessions
-/// back): two costed areas near the coordinate limit, the second a thin
-/// triangle crossing the first, and a point inside the second (kind 2, well
-/// away from every outline) lands in a region of plain ground (kind 0).
-/// Ignored until fixed; run it with `--ignored`.
+/// Regression (found by `every_region_has_the_area_kind_the_level_gives_it`):
+/// an obstacle thinner than a snapping step near the coordinate limit, its
+/// tip inside the second costed area. The bake clipped each area to walkable
+/// space, so the area's outline carried the obstacle's tip as a slit; the
+/// walls, noded separately from that clipped copy, lost the tip. The slit
+/// then cut plain ground (kind 0) out of the area where the mesh is
+/// walkable, 2.7 units inside it. Areas now keep their own outline and the
+/// walls alone bound walkable space.
 #[test]
-#[ignore = "open defect: a region inside the second area carries kind 0"]
 fn thin_areas_near_the_coordinate_limit_keep_their_kind() {
     let json = r#"{"walkable":[[[-1048000.0,-1048000.0],[-1047717.2,-1047843.0],[-1048000.0,-1047734.56]]],
         "obstacles":[[[-1047710.4,-1047987.7],[-1047753.44,-1047882.8],[-1047777.1,-1047825.0]]],
