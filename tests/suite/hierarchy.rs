@@ -334,6 +334,15 @@ fn bad_hierarchy_settings_are_config_errors() {
             ..BakeConfig::default()
         },
         BakeConfig {
+            wide_portal: 0.0,
+            ..BakeConfig::default()
+        },
+        // sparser samples than the default's give paths over the optimum
+        BakeConfig {
+            wide_portal: portalnav::DEFAULT_WIDE_PORTAL * 1.01,
+            ..BakeConfig::default()
+        },
+        BakeConfig {
             max_hierarchy_ratio: 0.0,
             ..BakeConfig::default()
         },
@@ -357,6 +366,12 @@ fn bad_hierarchy_settings_are_config_errors() {
         ..BakeConfig::default()
     };
     assert!(NavMesh::bake(&level, &flat).is_ok());
+    // denser samples are served
+    let dense = BakeConfig {
+        wide_portal: 1.0,
+        ..BakeConfig::default()
+    };
+    assert!(NavMesh::bake(&level, &dense).is_ok());
 }
 
 /// On every bundled map the hierarchy takes at most 3 times the bytes of the
