@@ -70,13 +70,8 @@ fn segment_to_box_measures_against_brute_force() {
     let d = segment_to_box(v(2.0, 1.0), v(1.0, 2.0), cell);
     assert!((d - 0.5f64.sqrt()).abs() < 1e-12, "{d}");
     // brute force over points of the segment and the box's outline
-    let mut x = 7u64;
-    let mut rnd = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % 10_000) as f64 / 2_500.0 - 1.5
-    };
+    let mut rng = crate::common::Xorshift(7);
+    let mut rnd = || rng.below(10_000) as f64 / 2_500.0 - 1.5;
     for _ in 0..200 {
         let (p, q) = (v(rnd(), rnd()), v(rnd(), rnd()));
         let exact = segment_to_box(p, q, cell);

@@ -613,13 +613,8 @@ fn scenarios_on_a_map_with_buildings_follow_the_stamped_grid() {
         .flat_map(|s| [s.start, s.goal])
         .map(|(x, y)| (i64::from(x), i64::from(y)))
         .collect();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |n: i64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as i64
-    };
+    let mut rng = crate::common::Xorshift(0x9e37_79b9_7f4a_7c15);
+    let mut next = |n: i64| rng.below(n as u64) as i64;
     let mut placed = Vec::new();
     while placed.len() < 80 {
         let (x, y) = (next(w - 4), next(h - 4));

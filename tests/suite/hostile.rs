@@ -439,13 +439,8 @@ fn a_hub_leaves_its_cluster_open_and_the_rest_its_hierarchy() {
     let mut flat = portalnav::NavQuery::new();
     flat.set_use_hierarchy(false);
     let filter = portalnav::QueryFilter::default();
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move |n: usize| {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng % n as u64) as i64
-    };
+    let mut rng = crate::common::Xorshift(0x9e37_79b9_7f4a_7c15);
+    let mut next = move |n: usize| rng.below(n as u64) as i64;
     let free: Vec<(i64, i64)> = (0..256)
         .flat_map(|y| (0..257).map(move |x| (x, y)))
         .filter(|&(x, y)| grid.is_free(x, y))

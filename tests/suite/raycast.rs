@@ -119,14 +119,8 @@ fn raycast_through_a_pinch_is_stopped_and_a_graze_passes() {
 }
 
 fn random_rows(w: usize, h: usize, seed: u64, blocked_percent: u64) -> Vec<String> {
-    let mut state = seed | 1;
-    let mut next = || {
-        // xorshift64
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = crate::common::Xorshift(seed | 1);
+    let mut next = || rng.next_u64();
     (0..h)
         .map(|_| {
             (0..w)

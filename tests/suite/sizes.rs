@@ -250,13 +250,8 @@ fn paths_on_polygon_levels_keep_the_radius_from_the_level_walls() {
         let walls = level_walls(&level, 0.0);
         let bounds = base.bounds();
         let mut query = NavQuery::new();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut random = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % 1_000_000) as f32 / 1_000_000.0
-        };
+        let mut rng = crate::common::Xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut random = || rng.below(1_000_000) as f32 / 1_000_000.0;
         for radius in [largest * 0.3, largest * 0.7, largest] {
             let mesh = base.for_radius(radius).unwrap();
             let (mut paths, mut worst) = (0, f64::INFINITY);

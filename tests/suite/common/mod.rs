@@ -221,18 +221,30 @@ pub fn octile_optimum(
     .map(|(_, cost)| cost as f64 / 1e6)
 }
 
+/// Xorshift64: a reproducible stream of numbers for tests that draw at
+/// random (the state must not start at 0).
+pub struct Xorshift(pub u64);
+
+impl Xorshift {
+    /// The next number of the stream.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// The next number below `n` (above 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
 /// A `w` x `h` grid with about 30% of its cells blocked, drawn by xorshift
 /// from `seed`.
 pub fn random_grid(w: usize, h: usize, seed: u64) -> portalnav::Grid {
-    let mut state = seed | 1;
-    let free: Vec<bool> = (0..w * h)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % 100 >= 30
-        })
-        .collect();
+    let mut rng = Xorshift(seed | 1);
+    let free: Vec<bool> = (0..w * h).map(|_| rng.below(100) >= 30).collect();
     portalnav::Grid::from_mask(w, h, free)
 }
 
