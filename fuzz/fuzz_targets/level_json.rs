@@ -1,8 +1,9 @@
 //! JSON levels: parsing never panics; a level that parses and is small
 //! enough is baked, and the mesh validates, loads back and answers queries,
 //! whose paths stay on the level's walkable ground (read from its polygons,
-//! not the mesh); the mesh for each agent class derived from the radius-0
-//! bake validates and equals the class's own bake.
+//! not the mesh); its regions carry the area kind the level gives them;
+//! the mesh for each agent class derived from the radius-0 bake validates
+//! and equals the class's own bake.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -84,6 +85,9 @@ fuzz_target!(|data: &[u8]| {
             common::check_baked(&mesh);
             common::poke(&mesh, data);
             paths_stay_on_the_level(&level, &mesh, data);
+            if let Some(problem) = oracle::area_kind_problem(&level, &mesh) {
+                panic!("{problem}");
+            }
         }
     }
     // one mesh for every class: each class's mesh derived from the radius-0

@@ -1,11 +1,11 @@
 //! Hostile input: regressions named after the defects a fuzzing campaign
 //! found, and property tests that a baked mesh always loads back.
 
-use glam::{vec2, DVec2, Vec2};
+use glam::{vec2, Vec2};
 use portalnav::{Area, BakeConfig, Grid, Level, NavMesh};
 use proptest::prelude::*;
 
-use crate::common::{data_dir, inside_even_odd as inside, point_segment_distance};
+use crate::common::{data_dir, inside_even_odd as inside};
 
 /// A baked mesh must validate and its file must load back. Returns why not.
 fn round_trip(mesh: &NavMesh) -> Result<(), String> {
@@ -112,36 +112,8 @@ proptest! {
         prop_assume!(mesh.is_ok());
         let mesh = mesh.unwrap();
         prop_assert_eq!(mesh.stats().dropped_constraints, 0);
-        let step = crate::common::grid_step(&level);
-        let costed: Vec<&Vec<Vec2>> =
-            level.areas.iter().filter(|a| a.cost.is_some()).map(|a| &a.polygon).collect();
-        // the mesh's walls bound the areas too, and where an area's edge
-        // crosses a wall the noding rounds the crossing, bending both
-        let walls: Vec<[DVec2; 2]> = mesh.regions().flat_map(|(_, r)| {
-            let v = r.vertices();
-            r.edge_portals().iter().enumerate().filter(|(_, p)| p.is_none())
-                .map(move |(i, _)| [v[i].as_dvec2(), v[(i + 1) % v.len()].as_dvec2()])
-        }).collect();
-        let near_outline = |p: DVec2| costed.iter().any(|poly| {
-            (0..poly.len()).any(|i| {
-                point_segment_distance(poly[i].as_dvec2(), poly[(i + 1) % poly.len()].as_dvec2(), p)
-                    < 8.0 * step
-            })
-        }) || walls.iter().any(|&[a, b]| point_segment_distance(a, b, p) < 8.0 * step);
-        for (_, region) in mesh.regions() {
-            let v: Vec<DVec2> = region.vertices().iter().map(|v| v.as_dvec2()).collect();
-            let centre = v.iter().copied().sum::<DVec2>() / v.len() as f64;
-            for p in std::iter::once(centre).chain(v.iter().map(|&c| centre + (c - centre) * 0.9)) {
-                if near_outline(p) {
-                    continue;
-                }
-                let expected = costed.iter().rposition(|poly| inside(poly, p)).map_or(0, |k| k + 1);
-                prop_assert_eq!(
-                    usize::from(region.area()), expected,
-                    "a region around {} has kind {}, the level gives {} there", p, region.area(), expected
-                );
-            }
-        }
+        let problem = crate::common::area_kind_problem(&level, &mesh);
+        prop_assert!(problem.is_none(), "{}", problem.unwrap());
     }
 }
 

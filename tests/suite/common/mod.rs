@@ -392,6 +392,64 @@ pub fn inside_even_odd(polygon: &[glam::Vec2], p: glam::DVec2) -> bool {
     odd
 }
 
+/// Why a region of `mesh` carries another area kind than `level` gives it,
+/// if one does: at each region's centre and at points 0.9 of the way to its
+/// corners, the kind must be the last costed area holding the point, or
+/// plain ground (0). Points within 8 snapping steps of an area's outline or
+/// of a wall of the mesh are skipped: the noding bends both by up to a step
+/// where they cross.
+pub fn area_kind_problem(level: &portalnav::Level, mesh: &portalnav::NavMesh) -> Option<String> {
+    use glam::DVec2;
+    let step = grid_step(level);
+    let costed: Vec<&Vec<glam::Vec2>> = level
+        .areas
+        .iter()
+        .filter(|a| a.cost.is_some())
+        .map(|a| &a.polygon)
+        .collect();
+    let walls: Vec<[DVec2; 2]> = mesh
+        .regions()
+        .flat_map(|(_, r)| {
+            let v = r.vertices();
+            r.edge_portals()
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.is_none())
+                .map(move |(i, _)| [v[i].as_dvec2(), v[(i + 1) % v.len()].as_dvec2()])
+        })
+        .collect();
+    let near_outline = |p: DVec2| {
+        costed.iter().any(|poly| {
+            (0..poly.len()).any(|i| {
+                point_segment_distance(poly[i].as_dvec2(), poly[(i + 1) % poly.len()].as_dvec2(), p)
+                    < 8.0 * step
+            })
+        }) || walls
+            .iter()
+            .any(|&[a, b]| point_segment_distance(a, b, p) < 8.0 * step)
+    };
+    for (_, region) in mesh.regions() {
+        let v: Vec<DVec2> = region.vertices().iter().map(|v| v.as_dvec2()).collect();
+        let centre = v.iter().copied().sum::<DVec2>() / v.len() as f64;
+        for p in std::iter::once(centre).chain(v.iter().map(|&c| centre + (c - centre) * 0.9)) {
+            if near_outline(p) {
+                continue;
+            }
+            let expected = costed
+                .iter()
+                .rposition(|poly| inside_even_odd(poly, p))
+                .map_or(0, |k| k + 1);
+            if usize::from(region.area()) != expected {
+                return Some(format!(
+                    "a region around {p} has kind {}, the level gives {expected} there",
+                    region.area()
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// Where the line `p + t d` meets the line through `a`-`b`, as `(t, s)`
 /// with the meeting point at `a + s (b - a)`; `None` when they are parallel.
 pub fn segment_crossing(
