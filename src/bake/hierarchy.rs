@@ -408,12 +408,11 @@ const CORNER_INSET: f32 = 0.01;
 /// times [`crate::BakeConfig::wide_portal`] wide (32 units by default).
 /// A route crosses a cluster boundary at a sample, and the shortest path
 /// may cross up to half a part away: the route chosen on the samples can
-/// then be a street over. With only the midpoint on an 85-unit portal,
-/// Milan_0_512 #958 came out 4.1% over the flat path and 2.1% over the
-/// octile optimum. Measured on the 53 Moving AI maps (BENCHMARKS.md,
-/// session 39): 4 (16 units) put six maps' hierarchies over the byte
-/// bound; 12 (48 units) left #958 over the octile optimum; 8 leaves no
-/// path over it at stride 1, for 2% of the geometric mean speed.
+/// then go a street over. Of the widths tried (16 to 48 units), the
+/// narrowest that costs at most one of the 53 Moving AI maps its
+/// hierarchy (over the byte bound: AR0316SR, as fast without) and leaves
+/// none of their paths over the octile optimum (ARCHITECTURE.md, tuned
+/// constants; the measurements in BENCHMARKS.md, session 39).
 const SAMPLE_PART_PER_WIDE: f32 = 8.0;
 
 /// Most parts [`portal_samples`] splits a portal into, so that a huge
