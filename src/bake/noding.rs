@@ -5,8 +5,9 @@
 //!
 //! Each costed area keeps its own outline (not clipped to walkable space),
 //! so where it crosses a slanted wall, or another area, the crossing is a
-//! point off the snapping grid. Left as they are, such edges cross, spade has to drop one of
-//! them, and the triangles around it take the wrong area kind.
+//! point off the snapping grid. Left as they are, such edges cross, spade
+//! has to drop one of them, and the triangles around it take the wrong
+//! area kind.
 //!
 //! The noder works on the grid's integers, so the output stays on the grid
 //! (the file stores it exactly). An end lying inside another segment
