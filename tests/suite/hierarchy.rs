@@ -331,15 +331,10 @@ fn routes_past_wide_portals_stay_under_the_octile_optimum() {
         let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
         let problems = Scenario::load_file(dir.join(format!("{map}.map.scen"))).unwrap();
         assert_eq!(problems.len(), 1, "{map}");
-        let mut query = NavQuery::new();
+        let (mut query, filter) = (NavQuery::new(), QueryFilter::default());
         for s in &problems {
             let path = query
-                .find_path(
-                    &mesh,
-                    s.start_point(),
-                    s.goal_point(),
-                    &QueryFilter::default(),
-                )
+                .find_path(&mesh, s.start_point(), s.goal_point(), &filter)
                 .unwrap();
             assert_eq!(
                 path.level(),
