@@ -426,14 +426,9 @@ const MAX_SAMPLE_PARTS: u32 = 8;
 /// parts), the inner samples first.
 fn portal_samples([l, r]: [Vec2; 2], wide: f32) -> impl Iterator<Item = Vec2> {
     let w = l.distance(r);
+    // (the cast saturates, so a huge width clamps to the most parts too)
     let parts = if w > wide {
-        // a comparison first: the quotient of a huge width is no integer
-        let most = MAX_SAMPLE_PARTS as f32 * SAMPLE_PART_PER_WIDE * wide;
-        if w >= most {
-            MAX_SAMPLE_PARTS
-        } else {
-            ((w / (SAMPLE_PART_PER_WIDE * wide)).ceil() as u32).clamp(2, MAX_SAMPLE_PARTS)
-        }
+        ((w / (SAMPLE_PART_PER_WIDE * wide)).ceil() as u32).clamp(2, MAX_SAMPLE_PARTS)
     } else {
         2
     };

@@ -285,15 +285,8 @@ fn paths_on_polygon_levels_keep_the_radius_from_the_level_walls() {
 /// Whether a mesh's walkable space is a sliver: its area at most `2 * step`
 /// times the length of its walls.
 fn sliver(mesh: &NavMesh, step: f64) -> bool {
-    let walls: f64 = mesh
-        .regions()
-        .map(|(_, r)| {
-            let v = r.vertices();
-            (r.edge_portals().iter().enumerate())
-                .filter(|(_, p)| p.is_none())
-                .map(|(i, _)| f64::from(v[i].distance(v[(i + 1) % v.len()])))
-                .sum::<f64>()
-        })
+    let walls: f64 = crate::common::mesh_walls(mesh)
+        .map(|[a, b]| f64::from(a.distance(b)))
         .sum();
     mesh.stats().walkable_area <= 2.0 * step * walls
 }

@@ -392,6 +392,17 @@ pub fn inside_even_odd(polygon: &[glam::Vec2], p: glam::DVec2) -> bool {
     odd
 }
 
+/// The walls of `mesh`: each region's edges that no portal crosses, from
+/// one corner to the next.
+pub fn mesh_walls(mesh: &portalnav::NavMesh) -> impl Iterator<Item = [glam::Vec2; 2]> + '_ {
+    mesh.regions().flat_map(|(_, r)| {
+        let v = r.vertices();
+        (r.edge_portals().iter().enumerate())
+            .filter(|(_, p)| p.is_none())
+            .map(move |(i, _)| [v[i], v[(i + 1) % v.len()]])
+    })
+}
+
 /// Why a region of `mesh` carries another area kind than `level` gives it,
 /// if one does: at each region's centre and at points 0.9 of the way to its
 /// corners, the kind must be the last costed area holding the point, or
@@ -407,16 +418,8 @@ pub fn area_kind_problem(level: &portalnav::Level, mesh: &portalnav::NavMesh) ->
         .filter(|a| a.cost.is_some())
         .map(|a| &a.polygon)
         .collect();
-    let walls: Vec<[DVec2; 2]> = mesh
-        .regions()
-        .flat_map(|(_, r)| {
-            let v = r.vertices();
-            r.edge_portals()
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.is_none())
-                .map(move |(i, _)| [v[i].as_dvec2(), v[(i + 1) % v.len()].as_dvec2()])
-        })
+    let walls: Vec<[DVec2; 2]> = mesh_walls(mesh)
+        .map(|[a, b]| [a.as_dvec2(), b.as_dvec2()])
         .collect();
     let near_outline = |p: DVec2| {
         costed.iter().any(|poly| {
