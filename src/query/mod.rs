@@ -641,7 +641,11 @@ impl NavQuery {
     ///
     /// The segment may run along walls and graze their corners; it is blocked
     /// where it would enter an obstacle or squeeze through a point where two
-    /// obstacles touch. An end point exactly on a wall is still seen.
+    /// obstacles touch. An end point exactly on a wall is still seen. The
+    /// walls are the mesh's, whose corners the bake put on its snapping
+    /// grid (ARCHITECTURE.md, "The bake, and what keeps it exact"): a ray
+    /// passing one of the level's corners closer than that grid's step may
+    /// stop on it or pass it.
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] or [`QueryError::OffMesh`] (on a mesh above radius 0, [`QueryError::NoRoom`]) for a bad `from`,
