@@ -7,39 +7,15 @@
 //!
 //! `cargo bench --bench edits` (`-- den520d` for one map).
 
+#[path = "common/buildings.rs"]
+mod buildings;
 #[path = "common/peers.rs"]
 mod peers;
 
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use glam::{vec2, Vec2};
 use portalnav::{bake, BakeConfig, Grid, NavMesh, TileCache};
-
-/// Free places for a `size` x `size` building, drawn from a fixed seed.
-fn places(grid: &Grid, size: usize, count: usize) -> Vec<[Vec2; 4]> {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut out = Vec::with_capacity(count);
-    while out.len() < count {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let x = (state % (grid.width() - size) as u64) as usize;
-        let y = ((state >> 32) % (grid.height() - size) as u64) as usize;
-        let free =
-            (y..y + size).all(|cy| (x..x + size).all(|cx| grid.is_free(cx as i64, cy as i64)));
-        if free {
-            let (fx, fy, s) = (x as f32, y as f32, size as f32);
-            out.push([
-                vec2(fx, fy),
-                vec2(fx + s, fy),
-                vec2(fx + s, fy + s),
-                vec2(fx, fy + s),
-            ]);
-        }
-    }
-    out
-}
 
 fn bench_edits(c: &mut Criterion) {
     let mut group = c.benchmark_group("edits");
@@ -48,7 +24,7 @@ fn bench_edits(c: &mut Criterion) {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("data/maps/{name}.map"));
         let grid = Grid::from_file(&path).expect("bundled map loads");
         let level = grid.to_level();
-        let spots = places(&grid, 4, 1000);
+        let spots = buildings::places(&grid, 4, 1000);
         let config = BakeConfig {
             tile_size: Some(32.0),
             ..BakeConfig::default()
