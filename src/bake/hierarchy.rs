@@ -493,9 +493,14 @@ const LAST_RESORT_MAX_REGIONS: usize = 4_096;
 /// regions / [`MIN_CLUSTERS`] rounded up to a power of two, never below
 /// [`SHRUNK_CLUSTER_FLOOR`] nor above `cluster_size` (with the default 64:
 /// 32 below 2,112 regions, 64 from there), then, if that is smaller and
-/// its hierarchy breaks a budget, `cluster_size` itself, then, on a mesh of
-/// fewer than [`LAST_RESORT_MAX_REGIONS`] regions whose first aim is at
-/// least twice it, [`LAST_RESORT_CLUSTERS`]. The same on bake,
+/// its hierarchy breaks a budget, `cluster_size` itself; if the first aim
+/// is `cluster_size` (a large mesh), half of it instead, never below
+/// [`SHRUNK_CLUSTER_FLOOR`]: smaller clusters take fewer leg-table bytes
+/// (Aurora with 500 buildings of 4 x 4 cells: 3.06 times the rest of the
+/// file at 64, over the default bound, and 2.81 at 32), and a hierarchy
+/// that breaks the bound leaves every query to the flat search. Then, on a
+/// mesh of fewer than [`LAST_RESORT_MAX_REGIONS`] regions whose first aim
+/// is at least twice it, [`LAST_RESORT_CLUSTERS`]. The same on bake,
 /// derivation and edit: a function of the mesh and config. The aim moves
 /// only where regions / 64 passes a power of two, so an edit, which adds
 /// or removes a few regions, rarely moves it (a moved aim partitions the
@@ -510,10 +515,14 @@ pub(crate) fn cluster_sizes(cluster_size: u32, regions: usize) -> impl Iterator<
     // at most `cluster_size` (at most 1,024) before rounding: no overflow
     let step = per_cluster.min(cluster_size).max(1).next_power_of_two();
     let shrunk = cluster_size.min(step.max(SHRUNK_CLUSTER_FLOOR));
+    // a mesh large enough to start at `cluster_size` tries half of it next
+    let half = (cluster_size / 2).max(SHRUNK_CLUSTER_FLOOR);
+    let halved = (shrunk == cluster_size && half < cluster_size).then_some(half);
     // not where it would build about as many clusters as the first aim
     let last_resort = regions < LAST_RESORT_MAX_REGIONS && 2 * LAST_RESORT_CLUSTERS <= shrunk;
     std::iter::once(shrunk)
         .chain((shrunk < cluster_size).then_some(cluster_size))
+        .chain(halved)
         .chain(last_resort.then_some(LAST_RESORT_CLUSTERS))
 }
 
@@ -1887,11 +1896,11 @@ mod tests {
         assert_eq!(sizes(64, 2_047), [32, 64, 16]);
         assert_eq!(sizes(64, 2_111), [32, 64, 16]);
         // regions / 64 rounded up to a power of two: one step, not one per 64 regions
-        assert_eq!(sizes(64, 2_112), [64, 16]);
-        assert_eq!(sizes(64, 4_095), [64, 16]);
-        // no last resort on a large mesh
-        assert_eq!(sizes(64, 4_096), [64]);
-        assert_eq!(sizes(64, 1_000_000), [64]);
+        assert_eq!(sizes(64, 2_112), [64, 32, 16]);
+        assert_eq!(sizes(64, 4_095), [64, 32, 16]);
+        // no last resort on a large mesh, but half the size
+        assert_eq!(sizes(64, 4_096), [64, 32]);
+        assert_eq!(sizes(64, 1_000_000), [64, 32]);
         assert_eq!(sizes(32, 100), [32, 16]);
         // a last resort only below half the size tried first
         assert_eq!(sizes(20, 100), [20]);
@@ -1899,12 +1908,16 @@ mod tests {
         assert_eq!(sizes(3, 100), [3]);
         // sizes that are not powers of two
         assert_eq!(sizes(100, 4_000), [64, 100, 16]);
-        assert_eq!(sizes(48, 2_112), [48, 16]);
-        // and no last resort from 4,096 regions, whatever the size
+        assert_eq!(sizes(48, 2_112), [48, 32, 16]);
+        // and no last resort from 4,096 regions, whatever the size; half
+        // only after the configured size itself
         assert_eq!(sizes(1024, 20_000), [512, 1024]);
-        assert_eq!(sizes(1024, 32_832), [1024]);
-        assert_eq!(sizes(512, 17_503), [512]);
-        assert_eq!(sizes(1024, usize::MAX), [1024]);
+        assert_eq!(sizes(1024, 32_832), [1024, 512]);
+        assert_eq!(sizes(512, 17_503), [512, 256]);
+        assert_eq!(sizes(1024, usize::MAX), [1024, 512]);
+        // never below the floor of a shrunk aim
+        assert_eq!(sizes(40, 1_000_000), [40, 32]);
+        assert_eq!(sizes(32, 1_000_000), [32]);
     }
 
     /// den520d's shrunk clusters keep its hierarchy within the default byte
@@ -2000,6 +2013,48 @@ mod tests {
             &[
                 ((last + fewest_above) / 2.0, Some(16)),
                 (last * 0.999, None),
+            ],
+        );
+    }
+
+    /// A mesh large enough to start at the configured size tries half of it
+    /// when that breaks the byte bound (as 500 buildings on Aurora make it
+    /// do): on Berlin_0_512 (4,574 regions, past the last resort) clusters
+    /// of 32 take fewer bytes than clusters of 64, so a bound between them
+    /// keeps them, and a bound below both leaves the mesh without a
+    /// hierarchy.
+    #[test]
+    fn a_large_mesh_over_the_bound_tries_half_its_cluster_size() {
+        let level = crate::test_data::bundled_level("maps/Berlin_0_512.map");
+        let flat = BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(&level, &flat).expect("bakes");
+        assert_eq!(
+            cluster_sizes(64, mesh.region_count()).collect::<Vec<_>>(),
+            [64, 32]
+        );
+        let rest =
+            postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
+                .expect("sized") as f64;
+        let ratio = |aim| {
+            let sizes = (64, aim, crate::bake::DEFAULT_WIDE_PORTAL);
+            build(&mesh, &[], sizes, None, None)
+                .expect("builds")
+                .0
+                .stats
+                .bytes as f64
+                / rest
+        };
+        let (configured, half) = (ratio(64), ratio(32));
+        assert!(half < configured, "{half} against {configured}");
+        assert_aims_under_bounds(
+            &level,
+            &[
+                (configured * 1.001, Some(64)),
+                ((half + configured) / 2.0, Some(32)),
+                (half * 0.999, None),
             ],
         );
     }

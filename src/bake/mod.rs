@@ -60,7 +60,8 @@ pub struct BakeConfig {
     /// below 32 nor above this, so that long queries use the hierarchy (with
     /// 64 here: 32 below 2,112 regions), unless that hierarchy breaks a
     /// budget; then this size, then (on such a mesh) clusters of 16 as a
-    /// last resort;
+    /// last resort. A larger mesh starts at this size and tries half of it
+    /// (at least 32) if that breaks a budget;
     /// [`crate::HierarchyStats::cluster_aim`] says which size it got. The
     /// byte bound does not apply to a level with nav points: it keeps the
     /// first hierarchy built if none is within the bound. With clusters
