@@ -1973,6 +1973,35 @@ mod tests {
         }
     }
 
+    /// The aims the default bake of `level` tries, in order, and the bytes
+    /// of its hierarchy at a given aim over the bytes of the rest of its
+    /// file (what the byte bound compares).
+    fn aims_and_byte_ratios(level: &Level) -> (Vec<u32>, impl Fn(u32) -> f64) {
+        let flat = BakeConfig {
+            corridors: false,
+            ..BakeConfig::default()
+        };
+        let mesh = NavMesh::bake(level, &flat).expect("bakes");
+        let aims = cluster_sizes(crate::bake::DEFAULT_CLUSTER_SIZE, mesh.region_count()).collect();
+        let rest =
+            postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
+                .expect("sized") as f64;
+        let ratio = move |aim| {
+            let sizes = (
+                crate::bake::DEFAULT_CLUSTER_SIZE,
+                aim,
+                crate::bake::DEFAULT_WIDE_PORTAL,
+            );
+            build(&mesh, &[], sizes, None, None)
+                .expect("builds")
+                .0
+                .stats
+                .bytes as f64
+                / rest
+        };
+        (aims, ratio)
+    }
+
     /// When the hierarchies at the shrunk and the configured aims both break
     /// the byte bound, the bake tries clusters of [`LAST_RESORT_CLUSTERS`]:
     /// on Caldera (2,097 regions, so a shrunk aim of 32) they take fewer
@@ -1981,27 +2010,8 @@ mod tests {
     #[test]
     fn hierarchies_over_the_bound_at_both_aims_try_the_last_resort() {
         let level = crate::test_data::bundled_level("maps/Caldera.map");
-        let flat = BakeConfig {
-            corridors: false,
-            ..BakeConfig::default()
-        };
-        let mesh = NavMesh::bake(&level, &flat).expect("bakes");
-        assert_eq!(
-            cluster_sizes(64, mesh.region_count()).collect::<Vec<_>>(),
-            [32, 64, 16]
-        );
-        let rest =
-            postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
-                .expect("sized") as f64;
-        let ratio = |aim| {
-            let sizes = (64, aim, crate::bake::DEFAULT_WIDE_PORTAL);
-            build(&mesh, &[], sizes, None, None)
-                .expect("builds")
-                .0
-                .stats
-                .bytes as f64
-                / rest
-        };
+        let (sizes, ratio) = aims_and_byte_ratios(&level);
+        assert_eq!(sizes, [32, 64, 16]);
         let (shrunk, configured, last) = (ratio(32), ratio(64), ratio(16));
         let fewest_above = shrunk.min(configured);
         assert!(
@@ -2026,27 +2036,8 @@ mod tests {
     #[test]
     fn a_large_mesh_over_the_bound_tries_half_its_cluster_size() {
         let level = crate::test_data::bundled_level("maps/Berlin_0_512.map");
-        let flat = BakeConfig {
-            corridors: false,
-            ..BakeConfig::default()
-        };
-        let mesh = NavMesh::bake(&level, &flat).expect("bakes");
-        assert_eq!(
-            cluster_sizes(64, mesh.region_count()).collect::<Vec<_>>(),
-            [64, 32]
-        );
-        let rest =
-            postcard::serialize_with_flavor(&mesh.data, postcard::ser_flavors::Size::default())
-                .expect("sized") as f64;
-        let ratio = |aim| {
-            let sizes = (64, aim, crate::bake::DEFAULT_WIDE_PORTAL);
-            build(&mesh, &[], sizes, None, None)
-                .expect("builds")
-                .0
-                .stats
-                .bytes as f64
-                / rest
-        };
+        let (sizes, ratio) = aims_and_byte_ratios(&level);
+        assert_eq!(sizes, [64, 32]);
         let (configured, half) = (ratio(64), ratio(32));
         assert!(half < configured, "{half} against {configured}");
         assert_aims_under_bounds(
