@@ -782,3 +782,43 @@ fn after_a_refused_edit_the_next_still_equals_a_fresh_bake() {
         assert_eq!(bytes(cache.mesh()), before);
     }
 }
+
+/// A mesh large enough to start at the configured cluster size tries half
+/// of it when the configured size breaks the byte bound (as 500 buildings
+/// on Aurora make it do); edits of a mesh kept at half the size still
+/// equal a fresh bake byte for byte. Berlin_0_512 in tiles of 32 (5,218
+/// regions) under a bound between the two sizes' bytes.
+#[test]
+fn edits_of_a_mesh_kept_at_half_its_cluster_size_equal_a_fresh_bake() {
+    let level = Level::from_file(data_dir().join("maps/Berlin_0_512.map")).unwrap();
+    let config = |cluster_size, max_hierarchy_ratio| BakeConfig {
+        cluster_size,
+        max_hierarchy_ratio,
+        ..tiled(32.0, true)
+    };
+    // hierarchy bytes over the rest of the file at one cluster size
+    let ratio_at = |size| {
+        let mesh = NavMesh::bake(&level, &config(size, f32::INFINITY)).unwrap();
+        let stats = mesh.hierarchy_stats().expect("no bound").clone();
+        assert_eq!(stats.cluster_aim, size);
+        stats.bytes as f32 / (bytes(&mesh).len() as f32 - stats.bytes as f32)
+    };
+    let (configured, half) = (ratio_at(64), ratio_at(32));
+    assert!(half < configured, "{half} against {configured}");
+    let config = config(64, (half + configured) / 2.0);
+    let mut cache = TileCache::new(&level, &config).unwrap();
+    let aim = |cache: &TileCache| cache.mesh().hierarchy_stats().map(|s| s.cluster_aim);
+    assert_eq!(aim(&cache), Some(32));
+    let mut ids = Vec::new();
+    for (k, at) in [vec2(130.0, 250.0), vec2(300.0, 180.0), vec2(255.0, 390.0)]
+        .into_iter()
+        .enumerate()
+    {
+        let outline = building(k as u8, at, vec2(6.0, 4.0), 0.4);
+        ids.push(cache.add_obstacle(&outline).unwrap());
+        assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config), "add {k}");
+    }
+    cache.remove_obstacle(ids[1]).unwrap();
+    assert_eq!(bytes(cache.mesh()), fresh_bytes(&cache, &config), "removed");
+    assert_eq!(aim(&cache), Some(32));
+}
