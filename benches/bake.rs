@@ -6,22 +6,22 @@
 //! with clusters, nav points and cached corridors, also on a 1024 x 1024 map
 //! made by tiling den520d.
 
+#[path = "common/maps.rs"]
+mod maps;
 #[path = "common/peers.rs"]
 mod peers;
-
-use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use portalnav::{bake, BakeConfig, Grid, Level, NavMesh};
 
 fn map(name: &str) -> Level {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("data/maps/{name}.map"));
+    let path = maps::dir().join(format!("{name}.map"));
     Level::from_movingai_file(path).expect("bundled map loads")
 }
 
 /// A 1024 x 1024 Moving AI map: den520d repeated 4 x 4 (cropped).
 fn tiled_1024() -> Level {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps/den520d.map");
+    let path = maps::dir().join("den520d.map");
     let text = std::fs::read_to_string(path).expect("den520d readable");
     let rows: Vec<&str> = text
         .lines()

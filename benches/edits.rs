@@ -9,10 +9,10 @@
 
 #[path = "common/buildings.rs"]
 mod buildings;
+#[path = "common/maps.rs"]
+mod maps;
 #[path = "common/peers.rs"]
 mod peers;
-
-use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use portalnav::{bake, BakeConfig, Grid, NavMesh, TileCache};
@@ -21,7 +21,7 @@ fn bench_edits(c: &mut Criterion) {
     let mut group = c.benchmark_group("edits");
     group.sample_size(10);
     for name in ["den520d", "Aurora"] {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("data/maps/{name}.map"));
+        let path = maps::dir().join(format!("{name}.map"));
         let grid = Grid::from_file(&path).expect("bundled map loads");
         let level = grid.to_level();
         let spots = buildings::places(&grid, 4, 1000);

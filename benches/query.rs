@@ -20,10 +20,11 @@
 //! untimed pass and one timed, so the grid/hierarchical column compares one
 //! pass with a best of [`ROUNDS`].
 
+#[path = "common/maps.rs"]
+mod maps;
 #[path = "common/peers.rs"]
 mod peers;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use portalnav::{bake, BakeConfig, Grid, NavMesh, NavQuery, Path, QueryFilter, Scenario};
@@ -58,11 +59,7 @@ fn mean_p99(mut v: Vec<f64>) -> (f64, f64) {
 }
 
 fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps");
-    let only: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+    let (dir, named) = (maps::dir(), maps::named());
     println!("| map | hierarchical median/mean us | flat median/mean us | polyanya median/mean us | grid A* median/mean us | polyanya/hierarchical | polyanya/flat | grid/hierarchical | hierarchical length / polyanya mean, p99 | flat length / polyanya mean, p99 |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let (mut speedups, mut flat_speedups) = (Vec::new(), Vec::new());
@@ -76,7 +73,7 @@ fn main() {
         "den520d",
         "arena",
     ] {
-        if !only.is_empty() && !only.iter().any(|o| o == name) {
+        if !named(name) {
             continue;
         }
         let grid = Grid::from_file(dir.join(format!("{name}.map"))).expect("map");

@@ -18,10 +18,11 @@
 
 #[path = "common/buildings.rs"]
 mod buildings;
+#[path = "common/maps.rs"]
+mod maps;
 #[path = "common/peers.rs"]
 mod peers;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use portalnav::{
@@ -48,15 +49,11 @@ fn p99(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/maps");
-    let only: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+    let (dir, named) = (maps::dir(), maps::named());
     println!("| map | buildings | hierarchy kept | edit median / p99 ms | table refresh ms | problems solved (unreachable) | edited median us | fresh bake median us | polyanya median us | polyanya/edited | polyanya/fresh | edited length / polyanya mean, max |");
     println!("|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|");
     for name in ["den520d", "Aurora"] {
-        if !only.is_empty() && !only.iter().any(|o| o == name) {
+        if !named(name) {
             continue;
         }
         let grid = Grid::from_file(dir.join(format!("{name}.map"))).expect("bundled map loads");
