@@ -2,8 +2,8 @@
 //! building at many places, with and without the hierarchy, and says
 //! whether the tiled mesh kept a hierarchy.
 //!
-//! `cargo run --release --example edit_cost -- data/maps/den520d.map [TILE] [flat]`
-//! (`flat`: without the hierarchy only)
+//! `cargo run --release --example edit_cost -- data/maps/den520d.map [TILE] [flat|hierarchy]`
+//! (`flat`: without the hierarchy only; `hierarchy`: with it only)
 use std::time::Instant;
 
 use glam::vec2;
@@ -15,11 +15,13 @@ fn main() {
         .next()
         .unwrap_or_else(|| "data/maps/den520d.map".to_string());
     let tile: f32 = args.next().map_or(32.0, |t| t.parse().expect("tile size"));
-    let flat_only = args.next().is_some_and(|a| a == "flat");
+    let only = args.next();
+    let flat_only = only.as_deref() == Some("flat");
+    let hierarchy_only = only.as_deref() == Some("hierarchy");
     let level = Level::from_file(&path).expect("level");
     for corridors in [false, true] {
-        if corridors && flat_only {
-            break;
+        if (corridors && flat_only) || (!corridors && hierarchy_only) {
+            continue;
         }
         let config = BakeConfig {
             tile_size: Some(tile),

@@ -132,7 +132,7 @@ fn run_map(
     let mesh = NavMesh::bake(&level, &config).map_err(|e| e.to_string())?;
     let bake_ms = started.elapsed().as_secs_f64() * 1e3;
     let bytes = mesh.to_bytes().map_err(|e| e.to_string())?.len();
-    let hierarchy_bytes = mesh.hierarchy_stats().map_or(0, |h| h.bytes);
+    let hierarchy_bytes = mesh.hierarchy_file_bytes().unwrap_or(0);
     let soup = bake::triangulate(&level, &config).map_err(|e| e.to_string())?;
     let mut peer = peers::polyanya_from_triangles(&soup.vertices, &soup.triangles);
     peers::polyanya_prepare(&mut peer);

@@ -78,8 +78,11 @@ pub struct BakeConfig {
     /// (on AR0015SR at 64, 6 of 414 problems came out over the octile
     /// optimum).
     pub wide_portal: f32,
-    /// Most bytes the hierarchy may take in the baked file, as a multiple of
-    /// the rest of the file (> 0; infinite for no bound). A hierarchy over
+    /// Most bytes the hierarchy may take, as a multiple of the rest of the
+    /// baked file (> 0; infinite for no bound), counted as the file writes
+    /// it but each leg cost at the four bytes it takes in memory
+    /// ([`crate::HierarchyStats::bytes`]; the file codes most in one, so
+    /// the hierarchy takes less than this in it). A hierarchy over
     /// it is left out, and every query uses the flat search, unless the
     /// level has designer nav points (their cached corridors are what it
     /// asks for). The default, 3,

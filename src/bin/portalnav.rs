@@ -445,6 +445,7 @@ fn run_bake(
     let load_ms = load_started.elapsed().as_secs_f64() * 1e3;
     portalnav::write_atomically(output, &bytes).map_err(fail(EXIT_OUTPUT))?;
     let size = bytes.len() as u64;
+    let hierarchy_file_bytes = mesh.hierarchy_file_bytes().unwrap_or(0);
     let s = mesh.stats();
     let warnings = warnings(&mesh);
     if json {
@@ -457,6 +458,7 @@ fn run_bake(
                 "crossings": h.crossings,
                 "leg_entries": h.leg_entries,
                 "bytes": h.bytes,
+                "file_bytes": hierarchy_file_bytes,
                 "bake_ms": h.bake_ms,
             })
         });
@@ -492,7 +494,7 @@ fn run_bake(
     );
     match mesh.hierarchy_stats() {
         Some(h) => eprintln!(
-            "hierarchy: {} clusters (aiming for {} regions each), {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {}all-pairs table, {} bytes ({:.2}x the file without it), built in {:.1} ms",
+            "hierarchy: {} clusters (aiming for {} regions each), {} nav nodes, {} corridors ({} crossings), {} leg-table entries, {}all-pairs table, {} bytes in the file, {} as the byte bound counts them ({:.2}x the file without it), built in {:.1} ms",
             h.clusters,
             h.cluster_aim,
             h.nav_nodes,
@@ -500,8 +502,9 @@ fn run_bake(
             h.crossings,
             h.leg_entries,
             if h.all_pairs_table { "" } else { "no " },
+            hierarchy_file_bytes,
             h.bytes,
-            h.bytes as f64 / (size.saturating_sub(h.bytes).max(1)) as f64,
+            h.bytes as f64 / (size.saturating_sub(hierarchy_file_bytes).max(1)) as f64,
             h.bake_ms
         ),
         None if !config.corridors => eprintln!("hierarchy: none (--no-corridors)"),

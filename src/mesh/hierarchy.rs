@@ -296,9 +296,12 @@ pub struct HierarchyStats {
     pub crossings: u32,
     /// Entries of the leg tables.
     pub leg_entries: u32,
-    /// Bytes of the hierarchy in the baked file (clusters, leg tables,
-    /// designer corridors, landmarks), counted with these stats at their
-    /// defaults.
+    /// The hierarchy's size as the byte bound
+    /// ([`crate::BakeConfig::max_hierarchy_ratio`]) measures it: its bytes
+    /// in the baked file (clusters, leg tables, designer corridors,
+    /// landmarks), counted with these stats at their defaults, but each leg
+    /// cost at the four bytes of an `f32` (the file codes most of them in
+    /// one byte), so more than the file holds.
     pub bytes: u64,
     /// Whether the hierarchy has the all-pairs L2 table (at most
     /// 2,048 nav nodes, and 16 bytes of table per byte the hierarchy
@@ -313,8 +316,10 @@ pub struct HierarchyStats {
     pub bake_ms: f64,
 }
 
-/// The hierarchy as stored in the baked file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The hierarchy as stored in the baked file (its fields in the order they
+/// are written, those the file does not hold marked "not stored"; see
+/// [`HierarchyData`]'s `Serialize` for how the leg costs are written).
+#[derive(Debug, Clone)]
 pub(crate) struct HierarchyData {
     /// The configured cluster size ([`crate::BakeConfig::cluster_size`]),
     /// which a mesh derived for another radius is baked with again; the
@@ -331,10 +336,8 @@ pub(crate) struct HierarchyData {
     /// points'. Not stored: [`HierarchyData::derive_corridors`] rebuilds
     /// them from the leg tables on bake and on load (a runtime edit takes
     /// those of the clusters it kept from the hierarchy it replaces).
-    #[serde(skip)]
     pub corridors: Vec<Corridor>,
     /// Crossings of `corridors`, each corridor's a run of them.
-    #[serde(skip)]
     pub crossings: Vec<u32>,
     /// Corridors between designer points, from the flat search (so not
     /// derivable), with their crossings (`first` counts from the start of
@@ -350,7 +353,8 @@ pub(crate) struct HierarchyData {
     /// `leg_start[c] + i * node_count(c) + k`.
     pub leg_start: Vec<u32>,
     /// Length of the shortest path inside the cluster between the point and
-    /// the nav node (infinite if there is none).
+    /// the nav node (infinite if there is none). Stored as codes against
+    /// the straight line between the two ([`leg_cost_code`]).
     pub leg_cost: Vec<f32>,
     /// The step of the cluster's route trees by which that path reaches the
     /// point (numbered from 1 in the cluster, see [`NO_STEP`]), or
@@ -375,17 +379,14 @@ pub(crate) struct HierarchyData {
     /// edit left pending (`TileCache::refresh_table`), in `landmark_dist`'s
     /// layout: they serve the L2 search until the table is in. Not stored
     /// (a tabled file has no landmarks).
-    #[serde(skip)]
     pub pending_landmarks: (u32, Vec<f32>),
     /// All-pairs L2 shortest routes, for graphs of at most
     /// [`MAX_TABLE_NODES`] nav nodes (empty otherwise); not stored.
-    #[serde(skip)]
     pub l2_table: L2Table,
     /// Built only as far as its leg tables, which were already over the
     /// byte bound (`bake::hierarchy::build`): no corridors, no landmarks.
     /// A tiled mesh keeps such an attempt aside for its next edit's leg
     /// tables; nothing else uses it. Not stored.
-    #[serde(skip)]
     pub unfinished: bool,
     pub stats: HierarchyStats,
 }
@@ -399,6 +400,156 @@ pub(crate) struct LegPoint {
     /// The region (of this cluster) the point is reached from: one side of
     /// the portal, or the designer point's region.
     pub region: u32,
+}
+
+/// How a leg cost is stored: the difference between its bits and those of
+/// `straight`, the straight-line length between the entry's leg point and
+/// nav node (a lower bound of the cost, and equal to it, bit for bit, for
+/// the 60 to 76% of entries of the bundled maps' tables whose path is one
+/// straight segment). The file writes it as a zigzag varint (postcard's
+/// `i32`): one byte for those, three or four for most others, where the
+/// `f32` took four. Lossless for every cost, finite or not:
+/// [`leg_cost_from_code`] inverts it exactly, given the same `straight`,
+/// which both sides compute from the stored positions alone.
+#[inline]
+pub(crate) fn leg_cost_code(cost: f32, straight: f32) -> i32 {
+    cost.to_bits().wrapping_sub(straight.to_bits()) as i32
+}
+
+/// The leg cost that [`leg_cost_code`] wrote as `code` against `straight`.
+#[inline]
+fn leg_cost_from_code(code: i32, straight: f32) -> f32 {
+    f32::from_bits(straight.to_bits().wrapping_add(code as u32))
+}
+
+/// Bytes postcard writes for an `i32`: a varint of its zigzag form.
+#[inline]
+#[cfg(test)]
+fn code_bytes(code: i32) -> u32 {
+    varint(((code << 1) ^ (code >> 31)) as u32)
+}
+
+/// Bytes postcard writes for a `u32` (LEB128: 7 bits a byte); counted by
+/// comparisons, which vectorise.
+#[inline]
+fn varint(v: u32) -> u32 {
+    1 + u32::from(v >= 1 << 7)
+        + u32::from(v >= 1 << 14)
+        + u32::from(v >= 1 << 21)
+        + u32::from(v >= 1 << 28)
+}
+
+/// [`HierarchyData`] as written, borrowed: its stored fields in order, the
+/// leg costs as their codes.
+#[derive(Serialize)]
+struct StoredRef<'a> {
+    cluster_size: u32,
+    region_cluster: &'a [u32],
+    cluster_start: &'a [u32],
+    cluster_nodes: &'a [u32],
+    nodes: &'a [NavNode],
+    designer_corridors: &'a [Corridor],
+    designer_crossings: &'a [u32],
+    point_start: &'a [u32],
+    points: &'a [LegPoint],
+    leg_start: &'a [u32],
+    leg_cost: Vec<i32>,
+    leg_route: &'a [u32],
+    step_start: &'a [u32],
+    leg_steps: &'a [[u32; 2]],
+    landmarks: u32,
+    landmark_dist: &'a [f32],
+    stats: &'a HierarchyStats,
+}
+
+/// [`HierarchyData`] as read: [`StoredRef`]'s fields, owned.
+#[derive(Deserialize)]
+struct Stored {
+    cluster_size: u32,
+    region_cluster: Vec<u32>,
+    cluster_start: Vec<u32>,
+    cluster_nodes: Vec<u32>,
+    nodes: Vec<NavNode>,
+    designer_corridors: Vec<Corridor>,
+    designer_crossings: Vec<u32>,
+    point_start: Vec<u32>,
+    points: Vec<LegPoint>,
+    leg_start: Vec<u32>,
+    leg_cost: Vec<i32>,
+    leg_route: Vec<u32>,
+    step_start: Vec<u32>,
+    leg_steps: Vec<[u32; 2]>,
+    landmarks: u32,
+    landmark_dist: Vec<f32>,
+    stats: HierarchyStats,
+}
+
+impl Serialize for HierarchyData {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut codes = vec![0; self.leg_cost.len()];
+        self.for_each_straight(codes.len(), |i, straight| {
+            codes[i] = leg_cost_code(self.leg_cost[i], straight);
+        });
+        StoredRef {
+            cluster_size: self.cluster_size,
+            region_cluster: &self.region_cluster,
+            cluster_start: &self.cluster_start,
+            cluster_nodes: &self.cluster_nodes,
+            nodes: &self.nodes,
+            designer_corridors: &self.designer_corridors,
+            designer_crossings: &self.designer_crossings,
+            point_start: &self.point_start,
+            points: &self.points,
+            leg_start: &self.leg_start,
+            leg_cost: codes,
+            leg_route: &self.leg_route,
+            step_start: &self.step_start,
+            leg_steps: &self.leg_steps,
+            landmarks: self.landmarks,
+            landmark_dist: &self.landmark_dist,
+            stats: &self.stats,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for HierarchyData {
+    /// Decodes the leg costs by the layout the file gives; a damaged
+    /// layout decodes to costs [`HierarchyData::check`] never lets through.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = Stored::deserialize(deserializer)?;
+        let mut h = HierarchyData {
+            cluster_size: s.cluster_size,
+            region_cluster: s.region_cluster,
+            cluster_start: s.cluster_start,
+            cluster_nodes: s.cluster_nodes,
+            nodes: s.nodes,
+            corridors: Vec::new(),
+            crossings: Vec::new(),
+            designer_corridors: s.designer_corridors,
+            designer_crossings: s.designer_crossings,
+            point_start: s.point_start,
+            points: s.points,
+            leg_start: s.leg_start,
+            leg_cost: Vec::new(),
+            leg_route: s.leg_route,
+            step_start: s.step_start,
+            leg_steps: s.leg_steps,
+            landmarks: s.landmarks,
+            landmark_dist: s.landmark_dist,
+            pending_landmarks: (0, Vec::new()),
+            l2_table: L2Table::default(),
+            unfinished: false,
+            stats: s.stats,
+        };
+        let codes = s.leg_cost;
+        let mut costs = vec![0.0; codes.len()];
+        h.for_each_straight(codes.len(), |i, straight| {
+            costs[i] = leg_cost_from_code(codes[i], straight);
+        });
+        h.leg_cost = costs;
+        Ok(h)
+    }
 }
 
 impl HierarchyData {
@@ -788,25 +939,73 @@ impl HierarchyData {
     /// ([`TABLE_BYTES_PER_STORED_BYTE`]): all but the landmarks and the
     /// stats, which differ with and without a table.
     pub(crate) fn table_allowance(&self) -> u64 {
-        self.stored_bytes()
+        self.measured_bytes()
             - stored_size(&self.landmarks)
             - stored_size(&self.landmark_dist)
             - stored_size(&self.stats)
     }
 
-    /// The bytes the hierarchy takes in the baked file's encoding (postcard:
-    /// its stored fields one after the other), as `postcard` would count
-    /// them, with the long tables counted directly rather than through serde
-    /// (an edit measures every hierarchy it builds).
-    pub(crate) fn stored_bytes(&self) -> u64 {
-        // postcard writes integers as LEB128 varints (7 bits a byte),
-        // lengths included; counted by comparisons, which vectorise
-        fn varint(v: u32) -> u32 {
-            1 + u32::from(v >= 1 << 7)
-                + u32::from(v >= 1 << 14)
-                + u32::from(v >= 1 << 21)
-                + u32::from(v >= 1 << 28)
+    /// Calls `f(i, straight)` for each of the first `entries` entries of the
+    /// leg tables, in order: `i` its index in `leg_cost`, `straight` the
+    /// straight-line length between its leg point and nav node. The
+    /// entries are taken as the bake lays them out (the layout
+    /// [`HierarchyData::check`] requires): clusters in order, each a row
+    /// over its nav nodes per leg point; where a damaged layout places
+    /// none, `straight` is 0. Visits each entry once, and each cluster, leg
+    /// point and nav node at most once more, so a crafted file cannot make
+    /// it slow.
+    fn for_each_straight(&self, entries: usize, mut f: impl FnMut(usize, f32)) {
+        let clusters = self.cluster_start.len().saturating_sub(1);
+        let span =
+            |start: &[u32], c: usize| Some(*start.get(c)? as usize..*start.get(c + 1)? as usize);
+        let mut i = 0;
+        'clusters: for c in 0..clusters {
+            let nodes = span(&self.cluster_start, c).and_then(|r| self.cluster_nodes.get(r));
+            let points = span(&self.point_start, c).and_then(|r| self.points.get(r));
+            let (Some(nodes), Some(points)) = (nodes, points) else {
+                break;
+            };
+            if nodes.is_empty() {
+                continue;
+            }
+            for p in points {
+                for &n in nodes {
+                    if i == entries {
+                        break 'clusters;
+                    }
+                    let node = self.nodes.get(n as usize);
+                    f(i, node.map_or(0.0, |node| p.at.distance(node.at)));
+                    i += 1;
+                }
+            }
         }
+        for i in i..entries {
+            f(i, 0.0);
+        }
+    }
+
+    /// The bytes the leg costs' codes take in the file (without the
+    /// list's length), where [`HierarchyData::measured_bytes`] counts four
+    /// a cost.
+    #[cfg(test)]
+    pub(crate) fn leg_cost_code_bytes(&self) -> u64 {
+        let mut bytes = 0;
+        self.for_each_straight(self.leg_cost.len(), |i, straight| {
+            bytes += u64::from(code_bytes(leg_cost_code(self.leg_cost[i], straight)));
+        });
+        bytes
+    }
+
+    /// The hierarchy's size as the byte bound (`BakeConfig::max_hierarchy_ratio`)
+    /// and the table allowance measure it: its stored fields as postcard
+    /// writes them, but each leg cost at the four bytes it takes in memory
+    /// (the file codes most in one, [`leg_cost_code`]). Counting the codes
+    /// instead would let smaller clusters fit on some maps, whose routes
+    /// are not those the development sets were checked on (BENCHMARKS.md,
+    /// session 41). The long tables are counted directly rather than
+    /// through serde (an edit measures every hierarchy it builds).
+    pub(crate) fn measured_bytes(&self) -> u64 {
+        // postcard writes integers as LEB128 varints, lengths included
         fn length(n: usize) -> u64 {
             stored_size(&n)
         }
@@ -1416,5 +1615,35 @@ impl HierarchyTables {
     pub(crate) fn corridors_at(&self, n: u32) -> &[L2Edge] {
         let n = n as usize;
         &self.node_corridors[self.node_start[n] as usize..self.node_start[n + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any cost, NaN and infinities included, comes back bit for bit
+        /// from its code against any straight length, and the code's bytes
+        /// are what postcard writes for it.
+        #[test]
+        fn leg_cost_codes_are_lossless(cost in any::<u32>(), straight in any::<u32>()) {
+            let (cost, straight) = (f32::from_bits(cost), f32::from_bits(straight));
+            let code = leg_cost_code(cost, straight);
+            prop_assert_eq!(leg_cost_from_code(code, straight).to_bits(), cost.to_bits());
+            prop_assert_eq!(u64::from(code_bytes(code)), stored_size(&code));
+        }
+    }
+
+    /// A cost equal to its straight line takes one byte, where the `f32`
+    /// took four; one a little longer, three; an unreachable pair's
+    /// infinite cost, five (none of the bundled maps' tables has one).
+    #[test]
+    fn a_straight_leg_cost_takes_one_byte() {
+        let straight = Vec2::new(3.0, 1.0).distance(Vec2::new(40.5, 17.25));
+        assert_eq!(code_bytes(leg_cost_code(straight, straight)), 1);
+        assert_eq!(code_bytes(leg_cost_code(straight * 1.01, straight)), 3);
+        assert_eq!(code_bytes(leg_cost_code(f32::INFINITY, straight)), 5);
     }
 }

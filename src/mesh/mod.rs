@@ -536,6 +536,15 @@ impl NavMesh {
         self.data.hierarchy.as_ref().map(|h| &h.stats)
     }
 
+    /// Bytes the hierarchy takes in the baked file ([`NavMesh::to_bytes`]),
+    /// if the mesh has one: fewer than [`HierarchyStats::bytes`], the size
+    /// the byte bound measures, which counts each leg cost at four bytes.
+    /// Measured by encoding it, so not for a frame's time.
+    #[must_use]
+    pub fn hierarchy_file_bytes(&self) -> Option<u64> {
+        self.data.hierarchy.as_ref().map(hierarchy::stored_size)
+    }
+
     /// Nodes of the L2 graph (boundary portals and designer nav points);
     /// empty without a hierarchy.
     #[must_use]
