@@ -160,10 +160,11 @@ pub(crate) fn build(
         return None;
     }
     // the leg tables' least stored size is known before their searches:
-    // already over the limit (a hub's crowded neighbours), they would be
-    // searched for nothing (a tiled mesh keeps a dropped hierarchy's
-    // tables for its next edit to take from, so it searches them anyway)
-    if let Some(limit) = byte_limit.filter(|_| mesh.data.tiling.is_none()) {
+    // already over the limit (a hub's crowded neighbours, a map in small
+    // tiles), they would be searched for nothing. Such an attempt has no
+    // tables for a tiled mesh's next edit to take (`has_leg_tables`), which
+    // then searches every cluster at this aim it takes from no other
+    if let Some(limit) = byte_limit {
         let floor = leg_table_floor(t, &h, &open, wide_portal);
         if floor as f64 > limit {
             return Some(unfinished(h, (clusters, aim), floor, started));
@@ -1124,6 +1125,9 @@ impl<'a> Kept<'a> {
         points: &[LegPoint],
     ) -> Option<ClusterLegs> {
         let oh = self.previous.hierarchy;
+        if !oh.has_leg_tables() {
+            return None; // `finish` hands none such, but no table is no copy
+        }
         let old = |r: u32| {
             self.old_of
                 .get(r as usize)
@@ -2439,6 +2443,67 @@ mod tests {
         assert!(same_as_fresh(&cache));
         cache.remove_obstacle(id).expect("edit");
         assert!(same_as_fresh(&cache));
+    }
+
+    /// Under a bound that one aim's leg tables break by their least size
+    /// (`leg_table_floor`: that attempt stops before searching them, on a
+    /// tiled mesh too) and the others only once searched, a tiled mesh
+    /// keeps attempts of both kinds aside; through a run of edits, each
+    /// mesh and what it keeps aside is what a fresh tiled bake makes, byte
+    /// for byte: an attempt with no tables to take from searches them.
+    #[test]
+    fn attempts_stopped_before_their_leg_tables_serve_edits_as_fresh_bakes() {
+        use crate::bake::tiles::tests::{building, den520d_tiled};
+        use crate::{Edit, TileCache};
+        let (level, mut config) = den520d_tiled(32.0);
+        config.max_hierarchy_ratio = 2.5;
+        let mut cache = TileCache::new(&level, &config).expect("bakes");
+        let kinds = |cache: &TileCache| -> Vec<(u32, bool)> {
+            let unkept = &cache.mesh().unkept;
+            unkept
+                .iter()
+                .map(|h| (h.stats.cluster_aim, h.has_leg_tables()))
+                .collect()
+        };
+        assert_eq!(kinds(&cache), [(32, true), (64, false), (16, true)]);
+        let kept_aside = |mesh: &NavMesh| postcard::to_allocvec(&mesh.unkept).unwrap();
+        let file = |mesh: &NavMesh| mesh.to_bytes().unwrap();
+        let mut ids = Vec::new();
+        for (x, y) in [(70.0, 60.0), (150.0, 30.0), (31.0, 95.0), (200.0, 200.0)] {
+            ids.push(cache.add_obstacle(&building(x, y)).expect("edit"));
+            let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
+            assert_eq!(file(cache.mesh()), file(fresh.mesh()), "add at {x} {y}");
+            assert_eq!(
+                kept_aside(cache.mesh()),
+                kept_aside(fresh.mesh()),
+                "add at {x} {y}"
+            );
+        }
+        cache
+            .apply(&[Edit::Remove(ids[1]), Edit::Remove(ids[2])])
+            .expect("edit");
+        let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
+        assert_eq!(file(cache.mesh()), file(fresh.mesh()));
+        assert_eq!(kept_aside(cache.mesh()), kept_aside(fresh.mesh()));
+        assert!(kinds(&cache).contains(&(64, false)), "{:?}", kinds(&cache));
+        // a block over a quarter of the map takes aim 64's least size under
+        // the bound: that attempt searches its leg tables, with none kept
+        // aside at its aim to take from; without the block, it stops again
+        let block = [(0.0, 0.0), (128.0, 0.0), (128.0, 128.0), (0.0, 128.0)];
+        let block = block.map(|(x, y)| Vec2::new(x, y)).to_vec();
+        let id = cache.add_obstacle(&block).expect("edit");
+        assert!(kinds(&cache).contains(&(64, true)), "{:?}", kinds(&cache));
+        let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
+        assert_eq!(file(cache.mesh()), file(fresh.mesh()), "the block");
+        assert_eq!(
+            kept_aside(cache.mesh()),
+            kept_aside(fresh.mesh()),
+            "the block"
+        );
+        cache.remove_obstacle(id).expect("edit");
+        assert!(kinds(&cache).contains(&(64, false)), "{:?}", kinds(&cache));
+        let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
+        assert_eq!(file(cache.mesh()), file(fresh.mesh()), "the block removed");
     }
 
     /// A tiled mesh whose hierarchy is over its byte bound keeps it aside;

@@ -453,12 +453,17 @@ fn finish(
     if config.corridors {
         // the old mesh's hierarchies, kept or dropped for their bytes: an
         // attempt takes leg tables from the one of its own aim
+        // (those stopped before their leg tables have none to give)
         let previous = |aim: u32| {
             let (old, kept) = succession.as_ref()?;
+            let with_tables = |h: &&crate::mesh::hierarchy::HierarchyData| h.has_leg_tables();
             let mut built = old.data.hierarchy.iter().chain(&old.unkept);
             let hierarchy = built
-                .find(|h| h.stats.cluster_aim == aim)
-                .or_else(|| old.data.hierarchy.as_ref().or(old.unkept.first()))?;
+                .find(|h| h.stats.cluster_aim == aim && h.has_leg_tables())
+                .or_else(|| {
+                    let mut any = old.data.hierarchy.iter().chain(&old.unkept);
+                    any.find(with_tables)
+                })?;
             Some(hierarchy::Previous {
                 tables: &old.tables,
                 hierarchy,

@@ -1046,6 +1046,13 @@ impl HierarchyData {
             + stored_size(&self.stats)
     }
 
+    /// Whether its leg tables were built: false for an attempt a bake
+    /// stopped before searching them (`bake::hierarchy::build`, over its
+    /// byte limit already by their least size).
+    pub(crate) fn has_leg_tables(&self) -> bool {
+        self.point_start.len() == self.cluster_start.len()
+    }
+
     /// Nav nodes of cluster `c`.
     #[inline]
     pub(crate) fn nodes_of(&self, c: u32) -> &[u32] {
