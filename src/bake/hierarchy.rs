@@ -2466,25 +2466,23 @@ mod tests {
                 .collect()
         };
         assert_eq!(kinds(&cache), [(32, true), (64, false), (16, true)]);
-        let kept_aside = |mesh: &NavMesh| postcard::to_allocvec(&mesh.unkept).unwrap();
-        let file = |mesh: &NavMesh| mesh.to_bytes().unwrap();
+        // the mesh's file and what it keeps aside, against a fresh bake's
+        let as_fresh = |cache: &TileCache, what: &str| {
+            let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
+            let file = |mesh: &NavMesh| mesh.to_bytes().unwrap();
+            let aside = |mesh: &NavMesh| postcard::to_allocvec(&mesh.unkept).unwrap();
+            assert_eq!(file(cache.mesh()), file(fresh.mesh()), "{what}");
+            assert_eq!(aside(cache.mesh()), aside(fresh.mesh()), "{what}");
+        };
         let mut ids = Vec::new();
         for (x, y) in [(70.0, 60.0), (150.0, 30.0), (31.0, 95.0), (200.0, 200.0)] {
             ids.push(cache.add_obstacle(&building(x, y)).expect("edit"));
-            let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
-            assert_eq!(file(cache.mesh()), file(fresh.mesh()), "add at {x} {y}");
-            assert_eq!(
-                kept_aside(cache.mesh()),
-                kept_aside(fresh.mesh()),
-                "add at {x} {y}"
-            );
+            as_fresh(&cache, &format!("add at {x} {y}"));
         }
         cache
             .apply(&[Edit::Remove(ids[1]), Edit::Remove(ids[2])])
             .expect("edit");
-        let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
-        assert_eq!(file(cache.mesh()), file(fresh.mesh()));
-        assert_eq!(kept_aside(cache.mesh()), kept_aside(fresh.mesh()));
+        as_fresh(&cache, "two removed");
         assert!(kinds(&cache).contains(&(64, false)), "{:?}", kinds(&cache));
         // a block over a quarter of the map takes aim 64's least size under
         // the bound: that attempt searches its leg tables, with none kept
@@ -2493,17 +2491,10 @@ mod tests {
         let block = block.map(|(x, y)| Vec2::new(x, y)).to_vec();
         let id = cache.add_obstacle(&block).expect("edit");
         assert!(kinds(&cache).contains(&(64, true)), "{:?}", kinds(&cache));
-        let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
-        assert_eq!(file(cache.mesh()), file(fresh.mesh()), "the block");
-        assert_eq!(
-            kept_aside(cache.mesh()),
-            kept_aside(fresh.mesh()),
-            "the block"
-        );
+        as_fresh(&cache, "the block");
         cache.remove_obstacle(id).expect("edit");
         assert!(kinds(&cache).contains(&(64, false)), "{:?}", kinds(&cache));
-        let fresh = TileCache::new(&cache.level_with_obstacles(), &config).expect("bakes");
-        assert_eq!(file(cache.mesh()), file(fresh.mesh()), "the block removed");
+        as_fresh(&cache, "the block removed");
     }
 
     /// A tiled mesh whose hierarchy is over its byte bound keeps it aside;

@@ -456,14 +456,12 @@ fn finish(
         // (those stopped before their leg tables have none to give)
         let previous = |aim: u32| {
             let (old, kept) = succession.as_ref()?;
-            let with_tables = |h: &&crate::mesh::hierarchy::HierarchyData| h.has_leg_tables();
-            let mut built = old.data.hierarchy.iter().chain(&old.unkept);
+            let built = old.data.hierarchy.iter().chain(&old.unkept);
+            let mut built = built.filter(|h| h.has_leg_tables());
             let hierarchy = built
-                .find(|h| h.stats.cluster_aim == aim && h.has_leg_tables())
-                .or_else(|| {
-                    let mut any = old.data.hierarchy.iter().chain(&old.unkept);
-                    any.find(with_tables)
-                })?;
+                .clone()
+                .find(|h| h.stats.cluster_aim == aim)
+                .or_else(|| built.next())?;
             Some(hierarchy::Previous {
                 tables: &old.tables,
                 hierarchy,

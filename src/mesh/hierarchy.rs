@@ -404,15 +404,15 @@ pub(crate) struct LegPoint {
 
 /// How a leg cost is stored: the difference between its bits and those of
 /// `straight`, the straight-line length between the entry's leg point and
-/// nav node (a lower bound of the cost, and equal to it, bit for bit, for
-/// the 60 to 76% of entries of the bundled maps' tables whose path is one
-/// straight segment). The file writes it as a zigzag varint (postcard's
-/// `i32`): one byte for those, three or four for most others, where the
-/// `f32` took four. Lossless for every cost, finite or not:
-/// [`leg_cost_from_code`] inverts it exactly, given the same `straight`,
-/// which both sides compute from the stored positions alone.
+/// nav node (a lower bound of the cost, and equal to it, bit for bit, where
+/// the path is one straight segment, as most are: BENCHMARKS.md, session
+/// 41). The file writes it as a zigzag varint (postcard's `i32`): one byte
+/// for those, three or four for most others, where an `f32` takes four.
+/// Lossless for every cost, finite or not: [`leg_cost_from_code`] inverts
+/// it exactly, given the same `straight`, which both sides compute from the
+/// stored positions alone.
 #[inline]
-pub(crate) fn leg_cost_code(cost: f32, straight: f32) -> i32 {
+fn leg_cost_code(cost: f32, straight: f32) -> i32 {
     cost.to_bits().wrapping_sub(straight.to_bits()) as i32
 }
 
@@ -1643,9 +1643,9 @@ mod tests {
         }
     }
 
-    /// A cost equal to its straight line takes one byte, where the `f32`
-    /// took four; one a little longer, three; an unreachable pair's
-    /// infinite cost, five (none of the bundled maps' tables has one).
+    /// A cost equal to its straight line takes one byte, where an `f32`
+    /// takes four; one a little longer, three; an unreachable pair's
+    /// infinite cost, five.
     #[test]
     fn a_straight_leg_cost_takes_one_byte() {
         let straight = Vec2::new(3.0, 1.0).distance(Vec2::new(40.5, 17.25));
