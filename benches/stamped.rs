@@ -22,6 +22,8 @@ mod buildings;
 mod maps;
 #[path = "common/peers.rs"]
 mod peers;
+#[path = "common/stats.rs"]
+mod stats;
 
 use std::time::Instant;
 
@@ -37,16 +39,6 @@ const TILE: f32 = 64.0;
 
 /// Rounds each engine runs the scenario list.
 const ROUNDS: usize = 3;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn p99(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[(v.len() * 99 / 100).min(v.len() - 1)]
-}
 
 fn main() {
     let (dir, named) = (maps::dir(), maps::named());
@@ -132,7 +124,7 @@ fn main() {
                 "{name}: problem {i} solved by edited, fresh, polyanya: {got:?}"
             );
         }
-        let at = |engine: usize| median(solved.iter().map(|&i| times[engine][i]).collect());
+        let at = |engine: usize| stats::median(solved.iter().map(|&i| times[engine][i]).collect());
         let (edited_us, fresh_us, peer_us) = (at(0), at(1), at(2));
         let ratios: Vec<f64> = solved
             .iter()
@@ -146,8 +138,8 @@ fn main() {
         println!(
             "| {name} | {BUILDINGS} | {} | {:.2} / {:.2} | {refresh_ms:.1} | {} ({}) | {edited_us:.1} | {fresh_us:.1} | {peer_us:.1} | {:.1}x | {:.1}x | {mean:.4}, {max:.4} |",
             if edited.hierarchy_stats().is_some() { "yes" } else { "no" },
-            median(edit_ms.clone()),
-            p99(edit_ms),
+            stats::median(edit_ms.clone()),
+            stats::p99(edit_ms),
             solved.len(),
             n - solved.len(),
             peer_us / edited_us,

@@ -18,14 +18,13 @@ use portalnav::{bake, BakeConfig, Level, NavMesh, NavQuery, QueryFilter, Scenari
 
 #[path = "../benches/common/peers.rs"]
 mod peers;
+#[path = "../benches/common/stats.rs"]
+mod stats;
+
+use stats::median;
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// xorshift in 0..1

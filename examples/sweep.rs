@@ -31,6 +31,10 @@ use serde_json::json;
 mod check;
 #[path = "../benches/common/peers.rs"]
 mod peers;
+#[path = "../benches/common/stats.rs"]
+mod stats;
+
+use stats::median;
 
 struct Options {
     dir: PathBuf,
@@ -83,11 +87,6 @@ fn peak_mib() -> Option<f64> {
 fn reset_peak() {
     // "5" resets the peak resident set size to the current one (Linux 4.0+)
     let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn p99_and_max(mut v: Vec<f64>) -> (f64, f64, f64) {

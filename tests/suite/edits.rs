@@ -798,7 +798,7 @@ fn edits_of_a_mesh_kept_at_half_its_cluster_size_equal_a_fresh_bake() {
     };
     // hierarchy bytes (as the bound measures them) over the rest of the
     // file, the mesh without its hierarchy, at one cluster size
-    let rest = bytes(&NavMesh::bake(&level, &tiled(32.0, false)).unwrap()).len() as f32;
+    let rest = crate::common::rest_of_file(&level, &tiled(32.0, true)) as f32;
     let ratio_at = |size| {
         let mesh = NavMesh::bake(&level, &config(size, f32::INFINITY)).unwrap();
         let stats = mesh.hierarchy_stats().expect("no bound").clone();

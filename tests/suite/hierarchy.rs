@@ -428,16 +428,7 @@ fn the_hierarchy_stays_within_its_byte_bound() {
         let mesh = NavMesh::bake(&level, &BakeConfig::default()).unwrap();
         let file = mesh.to_bytes().unwrap().len() as f64;
         let bytes = mesh.hierarchy_stats().map_or(0, |h| h.bytes) as f64;
-        // the rest of the file: the same mesh without the hierarchy
-        let flat = BakeConfig {
-            corridors: false,
-            ..BakeConfig::default()
-        };
-        let rest = NavMesh::bake(&level, &flat)
-            .unwrap()
-            .to_bytes()
-            .unwrap()
-            .len() as f64;
+        let rest = crate::common::rest_of_file(&level, &BakeConfig::default()) as f64;
         assert!(
             bytes <= 3.0 * rest && file - rest <= bytes,
             "{}: {bytes} measured, {} in the file, against {rest}",

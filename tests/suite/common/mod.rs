@@ -13,6 +13,17 @@ pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
+/// Bytes of the file `config` bakes `level` into without a hierarchy: the
+/// "rest of the file" the hierarchy's byte bound is a multiple of.
+pub fn rest_of_file(level: &portalnav::Level, config: &portalnav::BakeConfig) -> usize {
+    let flat = portalnav::BakeConfig {
+        corridors: false,
+        ..config.clone()
+    };
+    let mesh = portalnav::NavMesh::bake(level, &flat).unwrap();
+    mesh.to_bytes().unwrap().len()
+}
+
 /// Names (without extension) of every bundled Moving AI map.
 pub fn bundled_maps() -> Vec<String> {
     map_names(&movingai_dir())
