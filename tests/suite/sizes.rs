@@ -155,7 +155,10 @@ pub(crate) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
 /// are left out (a 0.07 sliver at 1,040,000, where the step is 1/8, was
 /// found by the generated-level property), and so are their sharp tips, up
 /// to where they are twice `thinnest` wide (a tip of a 3.4-wide triangle
-/// crossing walkable space at 1,040,000 was found the same way).
+/// crossing walkable space at 1,040,000 was found the same way), as far
+/// as the next corner when the tip is that thin all the way (a 0.16 degree
+/// spike of an impassable area at 100,000, where the step is 1/128, whose
+/// 1.7 units were under a step wide).
 fn level_walls(level: &Level, thinnest: f64) -> Vec<[DVec2; 2]> {
     let impassable = level.areas.iter().filter(|a| a.cost.is_none());
     let mut walls = Vec::new();
@@ -217,22 +220,43 @@ fn twice_area(v: &[DVec2]) -> f64 {
 }
 
 /// The polygon with each convex corner cut where its sides are `2 * width`
-/// apart (at most halfway along either side).
+/// apart. A cut may run the whole length of a side, up to the next corner,
+/// when that corner cuts nothing there (a thin spike between two reflex
+/// corners is forgiven whole); two corners that both reach past the middle
+/// of the side between them meet there.
 fn without_tips(v: &[DVec2], width: f64) -> Vec<DVec2> {
     let turn = twice_area(v).signum();
     let n = v.len();
+    // how far along each of its sides (to the previous and to the next
+    // corner) each corner would cut, sides assumed straight
+    let reach: Vec<(f64, f64)> = (0..n)
+        .map(|i| {
+            let (u, c, w) = (v[(i + n - 1) % n], v[i], v[(i + 1) % n]);
+            let (a, b) = (u - c, w - c);
+            if width <= 0.0 || b.perp_dot(a) * turn <= 0.0 || a.length() == 0.0 || b.length() == 0.0
+            {
+                return (0.0, 0.0);
+            }
+            let cut = width / (0.5 * a.angle_to(b).abs()).sin().max(1e-12);
+            (cut, cut)
+        })
+        .collect();
+    // the part of a side of length `side` a corner reaching `mine` along it
+    // takes, when the corner at its other end reaches `theirs`
+    let share = |mine: f64, theirs: f64, side: f64| mine.min((0.5 * side).max(side - theirs));
     let mut out = Vec::with_capacity(2 * n);
     for i in 0..n {
-        let (u, c, w) = (v[(i + n - 1) % n], v[i], v[(i + 1) % n]);
-        let (a, b) = (u - c, w - c);
-        if width <= 0.0 || b.perp_dot(a) * turn <= 0.0 || a.length() == 0.0 || b.length() == 0.0 {
+        let (p, q) = ((i + n - 1) % n, (i + 1) % n);
+        let (u, c, w) = (v[p], v[i], v[q]);
+        if reach[i] == (0.0, 0.0) {
             out.push(c);
             continue;
         }
-        let half_angle = 0.5 * a.angle_to(b).abs();
-        let cut = width / half_angle.sin().max(1e-12);
-        out.push(c + a * (cut / a.length()).min(0.5));
-        out.push(c + b * (cut / b.length()).min(0.5));
+        let (a, b) = (u - c, w - c);
+        let back = share(reach[i].0, reach[p].1, a.length());
+        let ahead = share(reach[i].1, reach[q].0, b.length());
+        out.push(c + a * (back / a.length()));
+        out.push(c + b * (ahead / b.length()));
     }
     out
 }
