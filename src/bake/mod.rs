@@ -452,12 +452,11 @@ fn finish(
     let succession = replacing.map(|r| (r.old, (r.succession)(&mesh)));
     if config.corridors {
         // the old mesh's hierarchies, kept or dropped for their bytes: an
-        // attempt takes leg tables from the one of its own aim
-        // (those stopped before their leg tables have none to give)
+        // attempt takes leg tables from the one of its own aim (those
+        // stopped before searching some have them for the others)
         let previous = |aim: u32| {
             let (old, kept) = succession.as_ref()?;
-            let built = old.data.hierarchy.iter().chain(&old.unkept);
-            let mut built = built.filter(|h| h.has_leg_tables());
+            let mut built = old.data.hierarchy.iter().chain(&old.unkept);
             let hierarchy = built
                 .clone()
                 .find(|h| h.stats.cluster_aim == aim)

@@ -388,6 +388,11 @@ pub(crate) struct HierarchyData {
     /// A tiled mesh keeps such an attempt aside for its next edit's leg
     /// tables; nothing else uses it. Not stored.
     pub unfinished: bool,
+    /// Per cluster, whether its leg tables were left unsearched (empty): an
+    /// unfinished attempt whose tables' least size was over the byte bound
+    /// before their searches. Empty when every cluster has its tables.
+    /// Not stored.
+    pub legs_missing: Vec<bool>,
     pub stats: HierarchyStats,
 }
 
@@ -540,6 +545,7 @@ impl<'de> Deserialize<'de> for HierarchyData {
             pending_landmarks: (0, Vec::new()),
             l2_table: L2Table::default(),
             unfinished: false,
+            legs_missing: Vec::new(),
             stats: s.stats,
         };
         let codes = s.leg_cost;
@@ -1046,11 +1052,10 @@ impl HierarchyData {
             + stored_size(&self.stats)
     }
 
-    /// Whether its leg tables were built: false for an attempt a bake
-    /// stopped before searching them (`bake::hierarchy::build`, over its
-    /// byte limit already by their least size).
-    pub(crate) fn has_leg_tables(&self) -> bool {
-        self.point_start.len() == self.cluster_start.len()
+    /// Whether cluster `c`'s leg tables were left unsearched
+    /// ([`HierarchyData::legs_missing`]).
+    pub(crate) fn legs_missing_in(&self, c: u32) -> bool {
+        self.legs_missing.get(c as usize) == Some(&true)
     }
 
     /// Nav nodes of cluster `c`.
