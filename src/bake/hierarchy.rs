@@ -1038,6 +1038,12 @@ fn build_leg_tables(
             legs_floor(tables[c].points.len(), nodes)
         });
         let least = h.measured_bytes() + floors.sum::<u64>();
+        if std::env::var("PROBE").is_ok() {
+            eprintln!(
+                "PROBE clusters {clusters} unsearched {} least {least} limit {limit:.0}",
+                unsearched.len()
+            );
+        }
         if least as f64 > limit {
             h.legs_missing = tables.iter().map(|l| l.unsearched).collect();
             return Err(least);
@@ -1367,6 +1373,12 @@ struct LegScratch {
     /// States on the way to the point being numbered, with the crossing
     /// each made.
     chain: Vec<(u32, u32)>,
+    /// The cluster's leg points touching each of its regions: pairs of
+    /// (the region's place in the cluster, point) as they are found, then
+    /// by region (`touching`, from `touching_start`), in that order.
+    touch: Vec<(u32, u32)>,
+    touching_start: Vec<u32>,
+    touching: Vec<u32>,
 }
 
 /// A state whose leg step is not numbered yet (`LegScratch::step_of`).
@@ -1380,6 +1392,9 @@ impl LegScratch {
             step_of: Vec::new(),
             best: Vec::new(),
             chain: Vec::new(),
+            touch: Vec::new(),
+            touching_start: Vec::new(),
+            touching: Vec::new(),
         }
     }
 }
@@ -1401,6 +1416,9 @@ fn cluster_legs(
         step_of,
         best,
         chain,
+        touch,
+        touching_start,
+        touching,
     } = s;
     for (i, &r) in regions.iter().enumerate() {
         local_region[r as usize] = i as u32;
@@ -1408,7 +1426,7 @@ fn cluster_legs(
     // points: each portal touching the cluster once (from the cluster's
     // side), then designer points; per region, the points touching it
     let mut points: Vec<LegPoint> = Vec::new();
-    let mut touching: Vec<Vec<u32>> = vec![Vec::new(); regions.len()];
+    touch.clear();
     for &r in regions {
         for &p in t.portals_of(r) {
             let [a, b] = t.portal_regions[p as usize];
@@ -1424,9 +1442,9 @@ fn cluster_legs(
                     portal: Some(p),
                     region: r,
                 });
-                touching[local_region[r as usize] as usize].push(i);
+                touch.push((local_region[r as usize], i));
                 if interior {
-                    touching[local_region[other as usize] as usize].push(i);
+                    touch.push((local_region[other as usize], i));
                 }
             }
         }
@@ -1440,7 +1458,7 @@ fn cluster_legs(
                 portal: None,
                 region: node.regions[0],
             });
-            touching[local_region[node.regions[0] as usize] as usize].push(i);
+            touch.push((local_region[node.regions[0] as usize], i));
         }
     }
     if let Some(legs) = kept.and_then(|k| k.legs(h, (c, regions), &points)) {
@@ -1453,6 +1471,25 @@ fn cluster_legs(
             ..ClusterLegs::default()
         };
     }
+    // the points by region, each region's in the order found
+    touching_start.clear();
+    touching_start.resize(regions.len() + 1, 0);
+    for &(r, _) in touch.iter() {
+        touching_start[r as usize + 1] += 1;
+    }
+    for r in 0..regions.len() {
+        touching_start[r + 1] += touching_start[r];
+    }
+    touching.clear();
+    touching.resize(touch.len(), 0);
+    for &(r, i) in touch.iter() {
+        let at = &mut touching_start[r as usize];
+        touching[*at as usize] = i;
+        *at += 1;
+    }
+    // each region's end is now where the next one starts
+    touching_start.rotate_right(1);
+    touching_start[0] = 0;
     let nodes = h.nodes_of(c);
     let mut legs = ClusterLegs {
         cost: vec![f32::INFINITY; points.len() * nodes.len()],
@@ -1472,7 +1509,9 @@ fn cluster_legs(
         search.for_each_state(t, from, |state, region, reach| {
             // points the state's parent prices the same are left to it
             let by_parent = reach.priced_by_parent();
-            for &i in &touching[local_region[region as usize] as usize] {
+            let r = local_region[region as usize] as usize;
+            let touching = &touching[touching_start[r] as usize..touching_start[r + 1] as usize];
+            for &i in touching {
                 if by_parent.is_some() && points[i as usize].portal == by_parent {
                     continue;
                 }
