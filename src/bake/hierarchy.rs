@@ -1038,12 +1038,6 @@ fn build_leg_tables(
             legs_floor(tables[c].points.len(), nodes)
         });
         let least = h.measured_bytes() + floors.sum::<u64>();
-        if std::env::var("PROBE").is_ok() {
-            eprintln!(
-                "PROBE clusters {clusters} unsearched {} least {least} limit {limit:.0}",
-                unsearched.len()
-            );
-        }
         if least as f64 > limit {
             h.legs_missing = tables.iter().map(|l| l.unsearched).collect();
             return Err(least);
