@@ -21,7 +21,7 @@ use crate::mesh::hierarchy::{
     crossings_budget, open_clusters, open_zones, stored_size, Corridor, HierarchyData,
     HierarchyStats, L2Table, LegPoint, NavNode, NavPointKind, MAX_OPEN_ZONES, NO_STEP,
 };
-use crate::mesh::hierarchy::{HierarchyTables, TableBuild};
+use crate::mesh::hierarchy::{leg_entry_bytes, HierarchyTables, TableBuild};
 use crate::mesh::{NavMesh, Tables, TileGrid};
 use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, Via};
 
@@ -1032,17 +1032,19 @@ fn build_leg_tables(
     let mut tables = each(h, &all, limit.is_none() || kept.is_none());
     let unsearched: Vec<usize> = all.into_iter().filter(|&c| tables[c].unsearched).collect();
     if let Some(limit) = limit.filter(|_| !unsearched.is_empty()) {
-        append_leg_tables(h, &tables);
-        let floors = unsearched.iter().map(|&c| {
-            let nodes = h.nodes_of(c as u32).len();
-            legs_floor(tables[c].points.len(), nodes)
-        });
-        let least = h.measured_bytes() + floors.sum::<u64>();
+        // the tables' offsets and lengths are left out: a lower bound still
+        let part = |l: &ClusterLegs, nodes: usize| match l.unsearched {
+            true => legs_floor(l.points.len(), nodes),
+            false => leg_entry_bytes(&l.points, l.cost.len(), &l.route, &l.steps),
+        };
+        let parts = tables.iter().enumerate();
+        let parts = parts.map(|(c, l)| part(l, h.nodes_of(c as u32).len()));
+        let least = h.measured_bytes() + parts.sum::<u64>();
         if least as f64 > limit {
+            append_leg_tables(h, &tables);
             h.legs_missing = tables.iter().map(|l| l.unsearched).collect();
             return Err(least);
         }
-        clear_leg_tables(h);
         let searched = each(h, &unsearched, true);
         for (c, legs) in unsearched.into_iter().zip(searched) {
             tables[c] = legs;
@@ -1060,17 +1062,6 @@ fn build_leg_tables(
 fn legs_floor(points: usize, nodes: usize) -> u64 {
     let (points, nodes) = (points as u64, nodes as u64);
     10 * points + 5 * points * nodes
-}
-
-/// Empties `h`'s leg tables.
-fn clear_leg_tables(h: &mut HierarchyData) {
-    h.point_start.clear();
-    h.points.clear();
-    h.leg_start.clear();
-    h.leg_cost.clear();
-    h.leg_route.clear();
-    h.step_start.clear();
-    h.leg_steps.clear();
 }
 
 /// Appends the clusters' `tables`, in order, to `h`'s empty leg tables;
@@ -1933,6 +1924,8 @@ mod tests {
             h.leg_route[k] = v;
             h.leg_steps[k] = [v, edges[edges.len() - 1 - k]];
             h.region_cluster[k] = v;
+            h.points[k].region = v;
+            h.points[k].portal = (k % 3 != 0).then_some(edges[edges.len() - 1 - k]);
         }
         // a length of at least 128 takes two bytes
         h.landmark_dist = vec![1.0; 200];

@@ -444,6 +444,29 @@ fn varint(v: u32) -> u32 {
         + u32::from(v >= 1 << 28)
 }
 
+/// What leg tables' entries add to [`HierarchyData::measured_bytes`], their
+/// offsets and lengths aside: the `points` as postcard writes them, `costs`
+/// leg costs at four bytes, and the varints of the `route` and `steps`.
+/// Additive: a cluster's part of the tables measures its share.
+pub(crate) fn leg_entry_bytes(
+    points: &[LegPoint],
+    costs: usize,
+    route: &[u32],
+    steps: &[[u32; 2]],
+) -> u64 {
+    // summed in u32 over runs short enough not to overflow (at most 14
+    // bytes a point, 10 a step)
+    const RUN: usize = 1 << 24;
+    fn sum<T>(v: &[T], bytes: impl Fn(&T) -> u32) -> u64 {
+        let runs = v.chunks(RUN);
+        runs.map(|r| u64::from(r.iter().map(&bytes).sum::<u32>()))
+            .sum()
+    }
+    let point = |p: &LegPoint| 9 + p.portal.map_or(0, varint) + varint(p.region);
+    let step = |&[a, b]: &[u32; 2]| varint(a) + varint(b);
+    sum(points, point) + 4 * costs as u64 + sum(route, |&x| varint(x)) + sum(steps, step)
+}
+
 /// [`HierarchyData`] as written, borrowed: its stored fields in order, the
 /// leg costs as their codes.
 #[derive(Serialize)]
@@ -1026,13 +1049,8 @@ impl HierarchyData {
         fn f32s(v: &[f32]) -> u64 {
             length(v.len()) + 4 * v.len() as u64
         }
-        fn pairs(v: &[[u32; 2]]) -> u64 {
-            let runs = v.chunks(RUN);
-            let pair = |&[a, b]: &[u32; 2]| varint(a) + varint(b);
-            let bytes = runs.map(|r| u64::from(r.iter().map(pair).sum::<u32>()));
-            length(v.len()) + bytes.sum::<u64>()
-        }
-        // every stored field, in the struct's order
+        // every stored field, in the struct's order, the leg tables' entries
+        // counted together
         stored_size(&self.cluster_size)
             + u32s(&self.region_cluster)
             + u32s(&self.cluster_start)
@@ -1041,12 +1059,18 @@ impl HierarchyData {
             + stored_size(&self.designer_corridors)
             + u32s(&self.designer_crossings)
             + u32s(&self.point_start)
-            + stored_size(&self.points)
+            + length(self.points.len())
             + u32s(&self.leg_start)
-            + f32s(&self.leg_cost)
-            + u32s(&self.leg_route)
+            + length(self.leg_cost.len())
+            + length(self.leg_route.len())
             + u32s(&self.step_start)
-            + pairs(&self.leg_steps)
+            + length(self.leg_steps.len())
+            + leg_entry_bytes(
+                &self.points,
+                self.leg_cost.len(),
+                &self.leg_route,
+                &self.leg_steps,
+            )
             + stored_size(&self.landmarks)
             + f32s(&self.landmark_dist)
             + stored_size(&self.stats)
