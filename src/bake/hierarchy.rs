@@ -176,15 +176,16 @@ pub(crate) fn build(
         .as_ref()
         .filter(|p| p.hierarchy.legs_missing.is_empty() || some_tables(p));
     let kept = previous_tables.map(|p| Kept::new(p, t));
-    let from_old =
+    let (from_old, entries) =
         match build_leg_tables(t, &mut h, (wide_portal, byte_limit), kept.as_ref(), &open) {
-            Ok(from_old) => from_old,
+            Ok(built) => built,
             Err(least) => return Some(unfinished(h, (clusters, aim), least, started)),
         };
     // what is stored so far is most of it (corridors are not; landmarks
     // and designer corridors would add to it): already over the limit, the
     // rest would be built for nothing
-    let stored_so_far = h.measured_bytes();
+    let stored_so_far = h.measured_bytes_with(entries);
+    debug_assert_eq!(stored_so_far, h.measured_bytes());
     let later_parts = |h: &HierarchyData| {
         stored_size(&h.designer_corridors)
             + stored_size(&h.designer_crossings)
@@ -977,7 +978,8 @@ const EXPLORE_BUDGET: u32 = 1 << 22;
 /// Fills the points and leg tables of every cluster: for each nav node, one
 /// exact search over its cluster ([`PortalSearch::explore`]) gives the
 /// shortest path inside the cluster to every leg point, and its route.
-/// Returns, per cluster, the old cluster its tables were copied from.
+/// Returns, per cluster, the old cluster its tables were copied from, and
+/// what the tables' entries add to the measured bytes ([`leg_entry_bytes`]).
 ///
 /// With a byte `limit`, the tables that need no search come first: those
 /// `kept` copies, and each other cluster's leg points. If what they
@@ -994,7 +996,7 @@ fn build_leg_tables(
     (wide_portal, limit): (f32, Option<f64>),
     kept: Option<&Kept<'_>>,
     open: &[bool],
-) -> Result<Vec<Option<u32>>, u64> {
+) -> Result<(Vec<Option<u32>>, u64), u64> {
     let clusters = h.cluster_start.len() - 1;
     let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
     for (r, &c) in h.region_cluster.iter().enumerate() {
@@ -1011,7 +1013,12 @@ fn build_leg_tables(
                 return ClusterLegs::default();
             }
             let cluster = (c as u32, regions_of_cluster[c].as_slice());
-            cluster_legs(t, h, cluster, (wide_portal, kept), s, search)
+            let mut legs = cluster_legs(t, h, cluster, (wide_portal, kept), s, search);
+            if !legs.unsearched {
+                legs.bytes =
+                    leg_entry_bytes(&legs.points, legs.cost.len(), &legs.route, &legs.steps);
+            }
+            legs
         };
         #[cfg(feature = "parallel")]
         {
@@ -1035,7 +1042,7 @@ fn build_leg_tables(
         // the tables' offsets and lengths are left out: a lower bound still
         let part = |l: &ClusterLegs, nodes: usize| match l.unsearched {
             true => legs_floor(l.points.len(), nodes),
-            false => leg_entry_bytes(&l.points, l.cost.len(), &l.route, &l.steps),
+            false => l.bytes,
         };
         let parts = tables.iter().enumerate();
         let parts = parts.map(|(c, l)| part(l, h.nodes_of(c as u32).len()));
@@ -1051,7 +1058,8 @@ fn build_leg_tables(
         }
     }
     append_leg_tables(h, &tables);
-    Ok(tables.iter().map(|l| l.kept_from).collect())
+    let entries = tables.iter().map(|l| l.bytes).sum();
+    Ok((tables.iter().map(|l| l.kept_from).collect(), entries))
 }
 
 /// The fewest bytes the leg tables of a cluster with `points` leg points
@@ -1106,6 +1114,9 @@ struct ClusterLegs {
     /// Not searched (asked not to, and nothing to copy): the leg points
     /// alone, no costs, routes or steps.
     unsearched: bool,
+    /// What the entries add to the hierarchy's measured bytes
+    /// ([`leg_entry_bytes`]); 0 while unsearched.
+    bytes: u64,
 }
 
 /// What a rebuild can take from the hierarchy it replaces ([`Previous`]),
@@ -1248,6 +1259,7 @@ impl<'a> Kept<'a> {
             steps,
             kept_from: Some(oc),
             unsearched: false,
+            bytes: 0,
         })
     }
 
@@ -1483,6 +1495,7 @@ fn cluster_legs(
         points: Vec::new(),
         kept_from: None,
         unsearched: false,
+        bytes: 0,
     };
     for (k, &n) in nodes.iter().enumerate() {
         let node = &h.nodes[n as usize];

@@ -1034,6 +1034,19 @@ impl HierarchyData {
     /// session 41). The long tables are counted directly rather than
     /// through serde (an edit measures every hierarchy it builds).
     pub(crate) fn measured_bytes(&self) -> u64 {
+        let (points, costs) = (&self.points, self.leg_cost.len());
+        self.measured_bytes_with(leg_entry_bytes(
+            points,
+            costs,
+            &self.leg_route,
+            &self.leg_steps,
+        ))
+    }
+
+    /// [`HierarchyData::measured_bytes`] with the leg tables' entries
+    /// counted as `entries` bytes, their [`leg_entry_bytes`] (which the
+    /// caller summed cluster by cluster).
+    pub(crate) fn measured_bytes_with(&self, entries: u64) -> u64 {
         // postcard writes integers as LEB128 varints, lengths included
         fn length(n: usize) -> u64 {
             stored_size(&n)
@@ -1065,12 +1078,7 @@ impl HierarchyData {
             + length(self.leg_route.len())
             + u32s(&self.step_start)
             + length(self.leg_steps.len())
-            + leg_entry_bytes(
-                &self.points,
-                self.leg_cost.len(),
-                &self.leg_route,
-                &self.leg_steps,
-            )
+            + entries
             + stored_size(&self.landmarks)
             + f32s(&self.landmark_dist)
             + stored_size(&self.stats)
