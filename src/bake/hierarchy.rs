@@ -18,10 +18,12 @@ use glam::{DVec2, Vec2};
 use crate::level::NavPoint;
 pub(crate) use crate::mesh::hierarchy::MAX_CLUSTER_SIZE;
 use crate::mesh::hierarchy::{
+    bucketed, bucketed_into, leg_entry_bytes, HierarchyTables, TableBuild,
+};
+use crate::mesh::hierarchy::{
     crossings_budget, open_clusters, open_zones, stored_size, Corridor, HierarchyData,
     HierarchyStats, L2Table, LegPoint, NavNode, NavPointKind, MAX_OPEN_ZONES, NO_STEP,
 };
-use crate::mesh::hierarchy::{leg_entry_bytes, HierarchyTables, TableBuild};
 use crate::mesh::{NavMesh, Tables, TileGrid};
 use crate::search::{astar, Between, NavGraph, PortalSearch, SearchContext, SearchOutcome, Via};
 
@@ -116,14 +118,13 @@ pub(crate) fn build(
             });
         }
     }
-    let mut per_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters as usize];
-    for (i, n) in nodes.iter().enumerate() {
-        per_cluster[n.clusters[0] as usize].push(i as u32);
-        if n.clusters[1] != n.clusters[0] {
-            per_cluster[n.clusters[1] as usize].push(i as u32);
-        }
-    }
-    let (cluster_start, cluster_nodes) = csr(&per_cluster);
+    // each cluster's nav nodes, in order
+    let sides = nodes.iter().enumerate().flat_map(|(i, n)| {
+        let [a, b] = n.clusters;
+        let other = (b != a).then_some((b, i as u32));
+        std::iter::once((a, i as u32)).chain(other)
+    });
+    let (cluster_start, cluster_nodes) = bucketed(clusters as usize, sides);
 
     let mut h = HierarchyData {
         cluster_size,
@@ -958,18 +959,6 @@ impl Clusters {
     }
 }
 
-/// Offsets and concatenation of `lists` (compressed sparse rows).
-fn csr<T: Copy>(lists: &[Vec<T>]) -> (Vec<u32>, Vec<T>) {
-    let mut start = Vec::with_capacity(lists.len() + 1);
-    let mut flat = Vec::new();
-    for l in lists {
-        start.push(flat.len() as u32);
-        flat.extend_from_slice(l);
-    }
-    start.push(flat.len() as u32);
-    (start, flat)
-}
-
 /// Expansions one exploration of a cluster may make before its leg table
 /// settles for what it found (every entry is still the cost of a real
 /// path): far more than a cluster of `MAX_CLUSTER_SIZE` regions needs.
@@ -1242,15 +1231,18 @@ impl<'a> Kept<'a> {
             }
         }
         let c = oc as usize;
-        let steps = oh
+        let old_steps = oh
             .leg_steps
-            .get(*oh.step_start.get(c)? as usize..*oh.step_start.get(c + 1)? as usize)?
-            .iter()
-            .map(|&[step, x]| {
-                let new = *self.new_crossing.get(x as usize)?;
-                (new != u32::MAX).then_some([step, new])
-            })
-            .collect::<Option<Vec<_>>>()?;
+            .get(*oh.step_start.get(c)? as usize..*oh.step_start.get(c + 1)? as usize)?;
+        // sized once (collecting into an `Option` would grow it step by step)
+        let mut steps = Vec::with_capacity(old_steps.len());
+        for &[step, x] in old_steps {
+            let new = *self.new_crossing.get(x as usize)?;
+            if new == u32::MAX {
+                return None;
+            }
+            steps.push([step, new]);
+        }
         let entries = *oh.leg_start.get(c)? as usize..*oh.leg_start.get(c + 1)? as usize;
         Some(ClusterLegs {
             points: points.to_vec(),
@@ -1422,7 +1414,9 @@ fn cluster_legs(
     }
     // points: each portal touching the cluster once (from the cluster's
     // side), then designer points; per region, the points touching it
-    let mut points: Vec<LegPoint> = Vec::new();
+    // at least a point per portal touching it
+    let portals = regions.iter().map(|&r| t.portals_of(r).len()).sum();
+    let mut points: Vec<LegPoint> = Vec::with_capacity(portals);
     touch.clear();
     for &r in regions {
         for &p in t.portals_of(r) {
@@ -1469,24 +1463,11 @@ fn cluster_legs(
         };
     }
     // the points by region, each region's in the order found
-    touching_start.clear();
-    touching_start.resize(regions.len() + 1, 0);
-    for &(r, _) in touch.iter() {
-        touching_start[r as usize + 1] += 1;
-    }
-    for r in 0..regions.len() {
-        touching_start[r + 1] += touching_start[r];
-    }
-    touching.clear();
-    touching.resize(touch.len(), 0);
-    for &(r, i) in touch.iter() {
-        let at = &mut touching_start[r as usize];
-        touching[*at as usize] = i;
-        *at += 1;
-    }
-    // each region's end is now where the next one starts
-    touching_start.rotate_right(1);
-    touching_start[0] = 0;
+    bucketed_into(
+        regions.len(),
+        touch.iter().copied(),
+        (touching_start, touching),
+    );
     let nodes = h.nodes_of(c);
     let mut legs = ClusterLegs {
         cost: vec![f32::INFINITY; points.len() * nodes.len()],

@@ -1316,27 +1316,40 @@ fn cluster_neighbours(h: &HierarchyData) -> (Vec<u32>, Vec<u32>) {
 /// `items` (key, value) grouped by key, keys below `keys`, in their order
 /// within a key (a counting sort): CSR offsets, `keys + 1` of them, and the
 /// values.
-fn bucketed<T: Copy>(
+pub(crate) fn bucketed<T: Copy + Default>(
     keys: usize,
     items: impl Iterator<Item = (u32, T)> + Clone,
 ) -> (Vec<u32>, Vec<T>) {
-    let mut start = vec![0u32; keys + 1];
+    let (mut start, mut values) = (Vec::new(), Vec::new());
+    bucketed_into(keys, items, (&mut start, &mut values));
+    (start, values)
+}
+
+/// [`bucketed`] into the buffers `start` and `values` (emptied first).
+pub(crate) fn bucketed_into<T: Copy + Default>(
+    keys: usize,
+    items: impl Iterator<Item = (u32, T)> + Clone,
+    (start, values): (&mut Vec<u32>, &mut Vec<T>),
+) {
+    start.clear();
+    start.resize(keys + 1, 0);
     for (k, _) in items.clone() {
         start[k as usize + 1] += 1;
     }
     for k in 0..keys {
         start[k + 1] += start[k];
     }
-    let mut fill = start.clone();
-    let mut values = Vec::new();
-    if let Some((_, first)) = items.clone().next() {
-        values = vec![first; start[keys] as usize];
-    }
+    values.clear();
+    values.resize(start[keys] as usize, T::default());
+    // each key's next place, kept in `start` shifted by one key: the
+    // offsets are whole again once every value is placed
     for (k, v) in items {
-        values[fill[k as usize] as usize] = v;
-        fill[k as usize] += 1;
+        let at = &mut start[k as usize];
+        values[*at as usize] = v;
+        *at += 1;
     }
-    (start, values)
+    start.rotate_right(1);
+    start[0] = 0;
 }
 
 /// The local point nav node `node` stands on in cluster `c`.
@@ -1545,7 +1558,8 @@ impl HierarchyTables {
             }
         }
         let regions = h.region_cluster.len();
-        let mut touching: Vec<(u32, u32)> = Vec::new();
+        // each point touches at most the two regions of its portal
+        let mut touching: Vec<(u32, u32)> = Vec::with_capacity(2 * h.points.len());
         for c in 0..h.point_start.len().saturating_sub(1) {
             for (i, p) in h.points_of(c as u32).iter().enumerate() {
                 let sides = match p.portal.and_then(|q| portal_regions.get(q as usize)) {
