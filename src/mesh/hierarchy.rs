@@ -454,7 +454,7 @@ pub(crate) fn leg_entry_bytes(
     route: &[u32],
     steps: &[[u32; 2]],
 ) -> u64 {
-    // summed in u32 over runs short enough not to overflow (at most 14
+    // summed in u32 over runs short enough not to overflow (at most 19
     // bytes a point, 10 a step)
     const RUN: usize = 1 << 24;
     fn sum<T>(v: &[T], bytes: impl Fn(&T) -> u32) -> u64 {
