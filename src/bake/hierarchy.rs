@@ -1143,9 +1143,14 @@ impl<'a> Kept<'a> {
                 *n += 1;
             }
         }
-        let crossings = u32::try_from(previous.tables.portal_ends.len() * 2).unwrap_or(u32::MAX);
-        let new_crossing = (0..crossings)
-            .map(|x| Self::find_crossing(previous, t, x).unwrap_or(u32::MAX))
+        // a portal's two crossings are found together: the way back
+        // through the same portal is the other crossing of its new one
+        let portals = u32::try_from(previous.tables.portal_ends.len()).unwrap_or(u32::MAX / 2);
+        let new_crossing = (0..portals)
+            .flat_map(|p| match Self::find_crossing(previous, t, 2 * p) {
+                Some(x) => [x, x ^ 1],
+                None => [u32::MAX; 2],
+            })
             .collect();
         // the clusters' corridors come in cluster order, then designer pairs'
         let mut old_corridors: Vec<Option<std::ops::Range<usize>>> =
