@@ -2568,6 +2568,14 @@ mod tests {
                 assert_eq!(bytes(a), bytes(b), "aim {aim}");
                 continue;
             }
+            // what an attempt stopped unsearched counted is a lower bound
+            // of what the same attempt counts searched
+            if b.legs_missing.is_empty() {
+                assert!(a.stats.bytes <= b.stats.bytes, "aim {aim}");
+            }
+            if a.legs_missing.is_empty() {
+                assert!(b.stats.bytes <= a.stats.bytes, "aim {aim}");
+            }
             for c in 0..a.cluster_start.len() as u32 - 1 {
                 if a.legs_missing_in(c) || b.legs_missing_in(c) {
                     continue;
