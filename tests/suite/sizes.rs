@@ -227,18 +227,17 @@ fn twice_area(v: &[DVec2]) -> f64 {
 fn without_tips(v: &[DVec2], width: f64) -> Vec<DVec2> {
     let turn = twice_area(v).signum();
     let n = v.len();
-    // how far along each of its sides (to the previous and to the next
-    // corner) each corner would cut, sides assumed straight
-    let reach: Vec<(f64, f64)> = (0..n)
+    // how far along both its sides each corner would cut, sides assumed
+    // straight (0 where it cuts nothing)
+    let reach: Vec<f64> = (0..n)
         .map(|i| {
             let (u, c, w) = (v[(i + n - 1) % n], v[i], v[(i + 1) % n]);
             let (a, b) = (u - c, w - c);
             if width <= 0.0 || b.perp_dot(a) * turn <= 0.0 || a.length() == 0.0 || b.length() == 0.0
             {
-                return (0.0, 0.0);
+                return 0.0;
             }
-            let cut = width / (0.5 * a.angle_to(b).abs()).sin().max(1e-12);
-            (cut, cut)
+            width / (0.5 * a.angle_to(b).abs()).sin().max(1e-12)
         })
         .collect();
     // the part of a side of length `side` a corner reaching `mine` along it
@@ -248,13 +247,13 @@ fn without_tips(v: &[DVec2], width: f64) -> Vec<DVec2> {
     for i in 0..n {
         let (p, q) = ((i + n - 1) % n, (i + 1) % n);
         let (u, c, w) = (v[p], v[i], v[q]);
-        if reach[i] == (0.0, 0.0) {
+        if reach[i] == 0.0 {
             out.push(c);
             continue;
         }
         let (a, b) = (u - c, w - c);
-        let back = share(reach[i].0, reach[p].1, a.length());
-        let ahead = share(reach[i].1, reach[q].0, b.length());
+        let back = share(reach[i], reach[p], a.length());
+        let ahead = share(reach[i], reach[q], b.length());
         out.push(c + a * (back / a.length()));
         out.push(c + b * (ahead / b.length()));
     }
