@@ -987,10 +987,14 @@ fn build_leg_tables(
     open: &[bool],
 ) -> Result<(Vec<Option<u32>>, u64), u64> {
     let clusters = h.cluster_start.len() - 1;
-    let mut regions_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); clusters];
-    for (r, &c) in h.region_cluster.iter().enumerate() {
-        regions_of_cluster[c as usize].push(r as u32);
-    }
+    // each cluster's regions, in order
+    let region_of = h.region_cluster.iter().enumerate();
+    let (cluster_region_start, cluster_regions) =
+        bucketed(clusters, region_of.map(|(r, &c)| (c, r as u32)));
+    let regions_of_cluster = |c: usize| {
+        let (from, to) = (cluster_region_start[c], cluster_region_start[c + 1]);
+        &cluster_regions[from as usize..to as usize]
+    };
     let regions = h.region_cluster.len();
     // clusters are independent: the same tables on any number of threads,
     // in cluster order
@@ -1001,7 +1005,7 @@ fn build_leg_tables(
             if open[c] {
                 return ClusterLegs::default();
             }
-            let cluster = (c as u32, regions_of_cluster[c].as_slice());
+            let cluster = (c as u32, regions_of_cluster(c));
             let mut legs = cluster_legs(t, h, cluster, (wide_portal, kept), s, search);
             if !legs.unsearched {
                 legs.bytes =
