@@ -172,10 +172,7 @@ pub(crate) fn build(
         }
     }
     // tables to copy from the hierarchy replaced, if it has any
-    let some_tables = |p: &&Previous<'_>| p.hierarchy.legs_missing.iter().any(|&m| !m);
-    let previous_tables = previous
-        .as_ref()
-        .filter(|p| p.hierarchy.legs_missing.is_empty() || some_tables(p));
+    let previous_tables = previous.as_ref().filter(|p| p.hierarchy.has_some_legs());
     let kept = previous_tables.map(|p| Kept::new(p, t));
     let (from_old, entries) =
         match build_leg_tables(t, &mut h, (wide_portal, byte_limit), kept.as_ref(), &open) {
@@ -1033,16 +1030,23 @@ fn build_leg_tables(
     let unsearched: Vec<usize> = all.into_iter().filter(|&c| tables[c].unsearched).collect();
     if let Some(limit) = limit.filter(|_| !unsearched.is_empty()) {
         // the tables' offsets and lengths are left out: a lower bound still
-        let part = |l: &ClusterLegs, nodes: usize| match l.unsearched {
-            true => legs_floor(l.points.len(), nodes),
-            false => l.bytes,
+        let part = |l: &ClusterLegs, nodes: usize| {
+            if l.unsearched {
+                legs_floor(l.points.len(), nodes)
+            } else {
+                l.bytes
+            }
         };
         let parts = tables.iter().enumerate();
         let parts = parts.map(|(c, l)| part(l, h.nodes_of(c as u32).len()));
         let least = h.measured_bytes() + parts.sum::<u64>();
         if least as f64 > limit {
-            append_leg_tables(h, &tables);
+            // an unsearched cluster's part of the tables is empty
             h.legs_missing = tables.iter().map(|l| l.unsearched).collect();
+            for l in tables.iter_mut().filter(|l| l.unsearched) {
+                l.points.clear();
+            }
+            append_leg_tables(h, &tables);
             return Err(least);
         }
         let searched = each(h, &unsearched, true);
@@ -1065,12 +1069,10 @@ fn legs_floor(points: usize, nodes: usize) -> u64 {
     10 * points + 5 * points * nodes
 }
 
-/// Appends the clusters' `tables`, in order, to `h`'s empty leg tables;
-/// an unsearched cluster's part is empty.
+/// Appends the clusters' `tables`, in order, to `h`'s empty leg tables.
 fn append_leg_tables(h: &mut HierarchyData, tables: &[ClusterLegs]) {
     // sized once: the clusters' tables are appended in order
-    let searched = || tables.iter().filter(|l| !l.unsearched);
-    let total = |part: fn(&ClusterLegs) -> usize| searched().map(part).sum::<usize>();
+    let total = |part: fn(&ClusterLegs) -> usize| tables.iter().map(part).sum::<usize>();
     h.leg_cost.reserve_exact(total(|l| l.cost.len()));
     h.leg_route.reserve_exact(total(|l| l.route.len()));
     h.leg_steps.reserve_exact(total(|l| l.steps.len()));
@@ -1082,12 +1084,10 @@ fn append_leg_tables(h: &mut HierarchyData, tables: &[ClusterLegs]) {
     for legs in tables {
         h.step_start.push(h.leg_steps.len() as u32);
         h.leg_start.push(h.leg_cost.len() as u32);
-        if !legs.unsearched {
-            h.leg_cost.extend_from_slice(&legs.cost);
-            h.leg_route.extend_from_slice(&legs.route);
-            h.leg_steps.extend_from_slice(&legs.steps);
-            h.points.extend_from_slice(&legs.points);
-        }
+        h.leg_cost.extend_from_slice(&legs.cost);
+        h.leg_route.extend_from_slice(&legs.route);
+        h.leg_steps.extend_from_slice(&legs.steps);
+        h.points.extend_from_slice(&legs.points);
         h.point_start.push(h.points.len() as u32);
     }
     h.step_start.push(h.leg_steps.len() as u32);
@@ -1422,8 +1422,9 @@ fn cluster_legs(
         local_region[r as usize] = i as u32;
     }
     // points: each portal touching the cluster once (from the cluster's
-    // side), then designer points; per region, the points touching it
-    // at least a point per portal touching it
+    // side), then designer points; per region, the points touching it.
+    // About a point per portal of its regions (an interior one counted
+    // from both sides, a wide one sampled more than once)
     let portals = regions.iter().map(|&r| t.portals_of(r).len()).sum();
     let mut points: Vec<LegPoint> = Vec::with_capacity(portals);
     touch.clear();

@@ -454,17 +454,19 @@ pub(crate) fn leg_entry_bytes(
     route: &[u32],
     steps: &[[u32; 2]],
 ) -> u64 {
-    // summed in u32 over runs short enough not to overflow (at most 19
-    // bytes a point, 10 a step)
-    const RUN: usize = 1 << 24;
-    fn sum<T>(v: &[T], bytes: impl Fn(&T) -> u32) -> u64 {
-        let runs = v.chunks(RUN);
-        runs.map(|r| u64::from(r.iter().map(&bytes).sum::<u32>()))
-            .sum()
-    }
     let point = |p: &LegPoint| 9 + p.portal.map_or(0, varint) + varint(p.region);
     let step = |&[a, b]: &[u32; 2]| varint(a) + varint(b);
-    sum(points, point) + 4 * costs as u64 + sum(route, |&x| varint(x)) + sum(steps, step)
+    let route = bytes_of(route, |&x| varint(x));
+    bytes_of(points, point) + 4 * costs as u64 + route + bytes_of(steps, step)
+}
+
+/// The sum of `bytes` over `v`, at most 32 a value: summed in u32 over runs
+/// short enough not to overflow (the sums vectorise).
+fn bytes_of<T>(v: &[T], bytes: impl Fn(&T) -> u32) -> u64 {
+    const RUN: usize = 1 << 24;
+    let runs = v.chunks(RUN);
+    runs.map(|r| u64::from(r.iter().map(&bytes).sum::<u32>()))
+        .sum()
 }
 
 /// [`HierarchyData`] as written, borrowed: its stored fields in order, the
@@ -1051,13 +1053,8 @@ impl HierarchyData {
         fn length(n: usize) -> u64 {
             stored_size(&n)
         }
-        // summed in u32 over runs short enough not to overflow (5 bytes
-        // at most per number)
-        const RUN: usize = 1 << 24;
         fn u32s(v: &[u32]) -> u64 {
-            let runs = v.chunks(RUN);
-            let bytes = runs.map(|r| u64::from(r.iter().map(|&x| varint(x)).sum::<u32>()));
-            length(v.len()) + bytes.sum::<u64>()
+            length(v.len()) + bytes_of(v, |&x| varint(x))
         }
         fn f32s(v: &[f32]) -> u64 {
             length(v.len()) + 4 * v.len() as u64
@@ -1088,6 +1085,12 @@ impl HierarchyData {
     /// ([`HierarchyData::legs_missing`]).
     pub(crate) fn legs_missing_in(&self, c: u32) -> bool {
         self.legs_missing.get(c as usize) == Some(&true)
+    }
+
+    /// Whether some cluster has its leg tables (none are missing, or not
+    /// all).
+    pub(crate) fn has_some_legs(&self) -> bool {
+        self.legs_missing.is_empty() || self.legs_missing.contains(&false)
     }
 
     /// Nav nodes of cluster `c`.
