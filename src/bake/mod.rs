@@ -562,6 +562,15 @@ impl AssemblyScratch {
         self.spare.truncate(limit);
     }
 
+    /// Keeps the storage of `replaced` (a mesh an edit replaced, held
+    /// nowhere else) for the next [`assemble`]: its per-region lists, its
+    /// edge pairs and its corners.
+    pub(crate) fn take_storage(&mut self, replaced: &mut crate::NavMesh) {
+        self.recycle(&mut replaced.data);
+        self.twins = std::mem::take(&mut replaced.twins);
+        self.corners = std::mem::take(&mut replaced.tables.corners);
+    }
+
     /// Emptied vertex and portal lists for one more region.
     pub(crate) fn lists(&mut self) -> (Vec<Vec2>, Vec<Option<PortalId>>) {
         self.spare.pop().unwrap_or_default()

@@ -77,11 +77,13 @@ struct TileInputs {
     areas: Vec<(u16, Vec<DVec2>)>,
 }
 
-/// A baked tile: its vertices and convex polygons (area kinds as in the mesh).
+/// A baked tile: its vertices and convex polygons (area kinds as in the
+/// mesh). Never changed once made, and shared: the meshes an edit carries
+/// for wider agents copy every tile it does not derive again.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct TileMesh {
-    points: Vec<DVec2>,
-    polygons: Vec<MergedPolygon>,
+    points: Arc<[DVec2]>,
+    polygons: Arc<[MergedPolygon]>,
     triangles: u32,
     dropped: u32,
     walkable_area: f64,
@@ -366,8 +368,8 @@ impl TileMesh {
     fn of(outline: &Outline) -> Result<TileMesh, BakeError> {
         let (tri, polygons) = merged_polygons(outline)?;
         Ok(TileMesh {
-            points: tri.points,
-            polygons,
+            points: tri.points.into(),
+            polygons: polygons.into(),
             triangles: tri.tris.len() as u32,
             dropped: tri.dropped,
             walkable_area: tri.walkable_area,
@@ -432,13 +434,18 @@ pub struct TileCache {
     /// pending in the meshes it carried for wider agents, by the carried
     /// mesh's serial.
     carried_tables: Vec<(u64, TableBuild)>,
+    /// Per radius carried (its bits), the storage its last derivation
+    /// gathered in and the lists of the carried mesh an edit replaced,
+    /// which the next edit's derivation for that radius reuses, as
+    /// `scratch` serves the base mesh.
+    sized_scratch: Vec<(u32, MeshScratch)>,
     /// [`TileCache::changed_area`].
     changed_area: Option<Aabb>,
 }
 
 /// Storage [`build_mesh`] reuses from one edit to the next.
 #[derive(Debug, Clone, Default)]
-struct MeshScratch {
+pub(crate) struct MeshScratch {
     polygons: Vec<MergedPolygon>,
     points: Vec<DVec2>,
     ids: FxHashMap<(u64, u64), u32>,
@@ -580,6 +587,7 @@ impl TileCache {
             table: None,
             landmarks: None,
             carried_tables: Vec::new(),
+            sized_scratch: Vec::new(),
             changed_area: None,
         })
     }
@@ -632,9 +640,23 @@ impl TileCache {
             return;
         }
         if let Ok(mut replaced) = Arc::try_unwrap(mesh) {
-            self.scratch.assembly.recycle(&mut replaced.data);
-            self.scratch.assembly.twins = std::mem::take(&mut replaced.twins);
-            self.scratch.assembly.corners = std::mem::take(&mut replaced.tables.corners);
+            self.scratch.assembly.take_storage(&mut replaced);
+            // and each mesh it carried for a wider agent that nothing else
+            // holds (a radius whose mesh the edit kept is held by the new one)
+            let sized = replaced.sized.0.get_mut();
+            let sized = std::mem::take(sized.unwrap_or_else(std::sync::PoisonError::into_inner));
+            for (bits, slot) in sized {
+                let Some(Some(carried)) = Arc::into_inner(slot).and_then(|s| s.into_inner()) else {
+                    continue;
+                };
+                let Some(mut carried) = Arc::into_inner(carried.mesh) else {
+                    continue;
+                };
+                if let Some((_, scratch)) = self.sized_scratch.iter_mut().find(|(b, _)| *b == bits)
+                {
+                    scratch.assembly.take_storage(&mut carried);
+                }
+            }
         }
     }
 
@@ -1120,7 +1142,7 @@ impl TileCache {
             }
         };
         let mut mesh = mesh;
-        let carried = carry_sizes(&self.mesh, &mesh, &dirty);
+        let carried = carry_sizes(&self.mesh, &mesh, &dirty, &mut self.sized_scratch);
         *mesh
             .sized
             .0
@@ -1345,7 +1367,7 @@ impl<'a> TiledDerivation<'a> {
     pub(crate) fn derive(
         &self,
         radius: f32,
-        earlier: Option<(&[TileMesh], &[bool], &NavMesh)>,
+        earlier: Option<Earlier<'_>>,
     ) -> Result<(NavMesh, Vec<TileMesh>), BakeError> {
         // a pen wider than the whole mesh leaves nothing (and would have
         // every tile look at every other)
@@ -1354,12 +1376,19 @@ impl<'a> TiledDerivation<'a> {
         if extra >= bounds.size().length() {
             return Err(BakeError::NothingWalkable { radius });
         }
-        let tiles = in_order(self.tiling.len(), |t| match earlier {
-            Some((tiles, affected, _)) if !affected[t] => Ok(tiles[t].clone()),
+        let tiles = in_order(self.tiling.len(), |t| match &earlier {
+            Some(e) if !e.affected[t] => Ok(e.tiles[t].clone()),
             _ => self.tile(t),
         })?;
-        let Some((old_tiles, affected, old)) = earlier else {
-            return Ok((self.mesh(radius, &tiles, (None, None))?, tiles));
+        let Some(Earlier {
+            tiles: old_tiles,
+            affected,
+            mesh: old,
+            scratch,
+        }) = earlier
+        else {
+            let scratch = &mut MeshScratch::default();
+            return Ok((self.mesh(radius, &tiles, (None, None), scratch)?, tiles));
         };
         // the regions of the tiles derived again and their neighbours are
         // assembled again; the others are the earlier mesh's
@@ -1375,17 +1404,18 @@ impl<'a> TiledDerivation<'a> {
             succession: &kept,
             changed: &[],
         };
-        let mesh = self.mesh(radius, &tiles, (Some(replacing), Some(&reuse)))?;
+        let mesh = self.mesh(radius, &tiles, (Some(replacing), Some(&reuse)), scratch)?;
         Ok((mesh, tiles))
     }
 
     /// The mesh for the wider agent from its tiles, replacing an earlier
-    /// one (`None`s for the first).
+    /// one (`None`s for the first), built in `scratch`.
     fn mesh(
         &self,
         radius: f32,
         tiles: &[TileMesh],
         (replacing, reuse): (Option<Replacing<'_>>, Option<&Reuse<'_>>),
+        scratch: &mut MeshScratch,
     ) -> Result<NavMesh, BakeError> {
         let (level, mut config) = super::sized::finishing(self.base, radius);
         config.tile_size = Some(self.tiling.size as f32);
@@ -1399,7 +1429,7 @@ impl<'a> TiledDerivation<'a> {
             &config,
             (&self.tiling, tiles, self.grid),
             (self.base.data.areas.clone(), radius, key_generation),
-            &mut MeshScratch::default(),
+            scratch,
             (replacing, reuse),
         )
         .map(|mut mesh| {
@@ -1410,6 +1440,19 @@ impl<'a> TiledDerivation<'a> {
             mesh
         })
     }
+}
+
+/// What an earlier derivation for the same radius left, which deriving
+/// again after an edit starts from.
+pub(crate) struct Earlier<'a> {
+    /// Its tiles.
+    pub tiles: &'a [TileMesh],
+    /// Per tile, whether the edit affects it ([`TiledDerivation::affected`]).
+    pub affected: &'a [bool],
+    /// Its mesh.
+    pub mesh: &'a NavMesh,
+    /// The storage it was built in.
+    pub scratch: &'a mut MeshScratch,
 }
 
 /// `f(0)`, ..., `f(n - 1)` in order (on rayon's threads with the
@@ -1440,7 +1483,14 @@ fn map_in_order<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync + Send) -> Vec<
 /// for `after` (which re-baked tiles `dirty`): only the tiles the edit can
 /// change are derived again, the others are taken as they were. A radius
 /// whose derivation now fails is left out (asking for it again reports why).
-fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, SizedSlot)> {
+/// Each radius derives in its storage in `scratches`, which ends holding
+/// one per radius carried.
+fn carry_sizes(
+    before: &NavMesh,
+    after: &NavMesh,
+    dirty: &[usize],
+    scratches: &mut Vec<(u32, MeshScratch)>,
+) -> Vec<(u32, SizedSlot)> {
     let earlier = before
         .sized
         .0
@@ -1459,12 +1509,30 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
             _ => None,
         })
         .collect();
+    // a radius no longer carried gives its storage up
+    let mut taken: Vec<_> = std::mem::take(scratches);
+    let mut scratch_of = |bits: u32| match taken.iter().position(|(b, _)| *b == bits) {
+        Some(k) => taken.swap_remove(k).1,
+        None => MeshScratch::default(),
+    };
+    let storage: Vec<std::sync::Mutex<MeshScratch>> = sizes
+        .iter()
+        .map(|&(bits, ..)| std::sync::Mutex::new(scratch_of(bits)))
+        .collect();
+    let mut keep_storage = |storage: Vec<std::sync::Mutex<MeshScratch>>| {
+        let into_inner = |m: std::sync::Mutex<MeshScratch>| {
+            m.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let bits = sizes.iter().map(|&(bits, ..)| bits);
+        scratches.extend(bits.zip(storage.into_iter().map(into_inner)));
+    };
     if sizes.is_empty() {
         return Vec::new();
     }
     // both meshes' regions and walls by tile, gathered once for every radius
     let (by_now, by_was) = (ByTile::of(after, &now), ByTile::of(before, &was));
-    let carry = |&(bits, sized, slot): &(u32, &Sized, &SizedSlot)| {
+    let carry = |&(bits, sized, slot): &(u32, &Sized, &SizedSlot), scratch: &mut MeshScratch| {
         let radius = f32::from_bits(bits);
         let tiles = sized.tiles.as_deref().expect("filtered");
         let tiled = TiledDerivation::with(after, radius, (now, Cow::Borrowed(&by_now)));
@@ -1474,9 +1542,13 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
             // every tile reads the same: the same mesh
             return Some((bits, Arc::clone(slot)));
         }
-        let (mesh, tiles) = tiled
-            .derive(radius, Some((tiles, &affected, &sized.mesh)))
-            .ok()?;
+        let earlier = Earlier {
+            tiles,
+            affected: &affected,
+            mesh: &sized.mesh,
+            scratch,
+        };
+        let (mesh, tiles) = tiled.derive(radius, Some(earlier)).ok()?;
         let sized = Sized {
             mesh: Arc::new(mesh),
             tiles: Some(Arc::new(tiles)),
@@ -1484,10 +1556,14 @@ fn carry_sizes(before: &NavMesh, after: &NavMesh, dirty: &[usize]) -> Vec<(u32, 
         Some((bits, Arc::new(std::sync::OnceLock::from(Some(sized)))))
     };
     // each radius on its own, kept in the order they were derived
-    map_in_order(sizes.len(), |k| carry(&sizes[k]))
-        .into_iter()
-        .flatten()
-        .collect()
+    let carried = map_in_order(sizes.len(), |k| {
+        let mut scratch = storage[k]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        carry(&sizes[k], &mut scratch)
+    });
+    keep_storage(storage);
+    carried.into_iter().flatten().collect()
 }
 
 /// Which regions of `before` an edit kept in `after` ([`Succession`]).
@@ -1609,7 +1685,7 @@ fn build_mesh(
         };
         local.clear();
         local.resize(tile.points.len(), u32::MAX);
-        for poly in &tile.polygons {
+        for poly in tile.polygons.iter() {
             // each polygon's vertex list is the last rebuild's, refilled
             if used == polygons.len() {
                 polygons.push(MergedPolygon {
