@@ -124,6 +124,22 @@ struct Tiling {
 }
 
 impl Tiling {
+    /// Per tile, whether it is at most `k` tiles away (along x and y) from
+    /// one of `tiles`.
+    fn around(&self, tiles: &[usize], k: usize) -> Vec<bool> {
+        let mut out = vec![false; self.len()];
+        let (w, h) = (self.count[0], self.count[1]);
+        for &d in tiles {
+            let (x, y) = (d % w, d / w);
+            for ty in y.saturating_sub(k)..=(y + k).min(h - 1) {
+                for tx in x.saturating_sub(k)..=(x + k).min(w - 1) {
+                    out[ty * w + tx] = true;
+                }
+            }
+        }
+        out
+    }
+
     /// The tile grid covering walkable space (bounding box `lo`..`hi`).
     fn new(size: f64, lo: DVec2, hi: DVec2) -> Tiling {
         let first = [(lo.x / size).floor() as i64, (lo.y / size).floor() as i64];
@@ -1187,7 +1203,7 @@ fn install(mesh: &mut NavMesh, table: Option<TableBuild>) {
 
 /// The regions and the walls (edges without a portal) of a tiled mesh, by
 /// tile: what deriving a tile for a wider agent reads, whatever the radius.
-#[derive(Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct ByTile {
     regions: Vec<Vec<u32>>,
     walls: Vec<Vec<[DVec2; 2]>>,
@@ -1195,23 +1211,69 @@ struct ByTile {
 
 impl ByTile {
     fn of(mesh: &NavMesh, tiling: &Tiling) -> ByTile {
-        let mut by = ByTile {
-            regions: vec![Vec::new(); tiling.len()],
-            walls: vec![Vec::new(); tiling.len()],
-        };
+        let mut by = ByTile::empty(tiling);
         for (i, region) in mesh.data.regions.values().enumerate() {
-            let v = &region.vertices;
-            // regions stop at tile borders: a point inside one names its tile
-            let inside = v.iter().map(|p| p.as_dvec2()).sum::<DVec2>() / v.len() as f64;
-            by.regions[tiling.tile_of(inside)].push(i as u32);
-            for (k, portal) in region.portals.iter().enumerate() {
-                if portal.is_none() {
-                    let (a, b) = (v[k].as_dvec2(), v[(k + 1) % v.len()].as_dvec2());
-                    by.walls[tiling.tile_of((a + b) * 0.5)].push([a, b]);
-                }
+            by.add(tiling, i as u32, region, None);
+        }
+        by
+    }
+
+    /// [`ByTile::of`] for the tiles flagged in `window` alone (the others
+    /// left empty), from the regions of those tiles and their neighbours
+    /// (a wall on a border can be either side's) where the mesh lists its
+    /// regions tile by tile, as a tiled bake or edit does; from every
+    /// region otherwise.
+    fn within(mesh: &NavMesh, tiling: &Tiling, window: &[bool]) -> ByTile {
+        let regions = mesh.tables.region_keys.len();
+        let tile_start = &mesh.tables.tile_start;
+        if tile_start.len() != tiling.len() + 1 || tile_start[tiling.len()] as usize != regions {
+            return ByTile::of(mesh, tiling);
+        }
+        let mut by = ByTile::empty(tiling);
+        let (w, h) = (tiling.count[0], tiling.count[1]);
+        let near_window = |u: usize| {
+            let (x, y) = (u % w, u / w);
+            (y.saturating_sub(1)..=(y + 1).min(h - 1))
+                .any(|ny| (x.saturating_sub(1)..=(x + 1).min(w - 1)).any(|nx| window[ny * w + nx]))
+        };
+        // tiles in order, each's regions in order: every list in the order
+        // `of` makes it
+        for u in (0..tiling.len()).filter(|&u| near_window(u)) {
+            for i in tile_start[u]..tile_start[u + 1] {
+                let key = mesh.tables.region_keys[i as usize];
+                let region = mesh.data.regions.get(key).expect("a key of the mesh");
+                by.add(tiling, i, region, Some(window));
             }
         }
         by
+    }
+
+    fn empty(tiling: &Tiling) -> ByTile {
+        ByTile {
+            regions: vec![Vec::new(); tiling.len()],
+            walls: vec![Vec::new(); tiling.len()],
+        }
+    }
+
+    /// Lists region `i` and its walls under their tiles (those in `window`).
+    fn add(&mut self, tiling: &Tiling, i: u32, region: &Region, window: Option<&[bool]>) {
+        let wanted = |t: usize| window.is_none_or(|w| w[t]);
+        let v = &region.vertices;
+        // regions stop at tile borders: a point inside one names its tile
+        let inside = v.iter().map(|p| p.as_dvec2()).sum::<DVec2>() / v.len() as f64;
+        let t = tiling.tile_of(inside);
+        if wanted(t) {
+            self.regions[t].push(i);
+        }
+        for (k, portal) in region.portals.iter().enumerate() {
+            if portal.is_none() {
+                let (a, b) = (v[k].as_dvec2(), v[(k + 1) % v.len()].as_dvec2());
+                let t = tiling.tile_of((a + b) * 0.5);
+                if wanted(t) {
+                    self.walls[t].push([a, b]);
+                }
+            }
+        }
     }
 }
 
@@ -1237,6 +1299,30 @@ impl<'a> TiledDerivation<'a> {
         Some(Self::with(base, radius, (tiling, by_tile)))
     }
 
+    /// How far the pen for an agent of `radius` reaches from a wall of
+    /// `base` (its corners, and a step of rounding).
+    fn reach_of(base: &NavMesh, radius: f32) -> f64 {
+        let grid = Grid::with_scale(base.data.snap_scale);
+        Self::reach_with(&grid.pens(radius - base.data.agent_radius), grid)
+    }
+
+    fn reach_with(pens: &Pens, grid: Grid) -> f64 {
+        pens.reach() + 1.0 / grid.scale
+    }
+
+    /// Tiles away (along x and y) a wall can be and still reach a tile,
+    /// for a pen reaching `reach` over tiles of `size`.
+    fn wall_hops(reach: f64, size: f64) -> usize {
+        (reach / size).ceil() as usize
+    }
+
+    /// Tiles away from a re-baked tile a derived tile can change: those
+    /// within the pen's reach of it (tiles k apart along an axis have
+    /// k - 1 tiles between them).
+    fn affected_span(reach: f64, size: f64) -> usize {
+        1 + (reach / size).floor() as usize
+    }
+
     /// As [`TiledDerivation::new`], with `base`'s tiling and its regions and
     /// walls by tile, which serve every radius.
     fn with(
@@ -1246,9 +1332,8 @@ impl<'a> TiledDerivation<'a> {
     ) -> TiledDerivation<'a> {
         let grid = Grid::with_scale(base.data.snap_scale);
         let pens = grid.pens(radius - base.data.agent_radius);
-        // the pen's corners, and a step of rounding
-        let reach = pens.reach() + 1.0 / grid.scale;
-        let hops = (reach / tiling.size).ceil() as usize;
+        let reach = Self::reach_with(&pens, grid);
+        let hops = Self::wall_hops(reach, tiling.size);
         TiledDerivation {
             base,
             tiling,
@@ -1270,22 +1355,12 @@ impl<'a> TiledDerivation<'a> {
     /// same tile, so only the others are affected: a building inside one
     /// tile usually changes that tile alone.
     pub(crate) fn affected(&self, dirty: &[usize], before: &TiledDerivation<'_>) -> Vec<bool> {
-        let mut out = vec![false; self.tiling.len()];
-        let (w, h) = (self.tiling.count[0], self.tiling.count[1]);
         debug_assert_eq!(
             self.tiling.count, before.tiling.count,
             "one tile cache's meshes"
         );
-        // tiles k apart along an axis have k - 1 tiles between them
-        let k = 1 + (self.reach / self.tiling.size).floor() as usize;
-        for &d in dirty {
-            let (x, y) = (d % w, d / w);
-            for ty in y.saturating_sub(k)..=(y + k).min(h - 1) {
-                for tx in x.saturating_sub(k)..=(x + k).min(w - 1) {
-                    out[ty * w + tx] = true;
-                }
-            }
-        }
+        let k = Self::affected_span(self.reach, self.tiling.size);
+        let mut out = self.tiling.around(dirty, k);
         // each tile in reach compared once, however many dirty tiles reach it
         for (t, near) in out.iter_mut().enumerate() {
             *near = *near && self.reads(t) != before.reads(t);
@@ -1530,8 +1605,20 @@ fn carry_sizes(
     if sizes.is_empty() {
         return Vec::new();
     }
-    // both meshes' regions and walls by tile, gathered once for every radius
-    let (by_now, by_was) = (ByTile::of(after, &now), ByTile::of(before, &was));
+    // both meshes' regions and walls by tile, gathered once for every
+    // radius, where the widest pen can read them: in the tiles whose
+    // derivation it can change and the tiles whose walls reach those
+    let reach = sizes
+        .iter()
+        .map(|&(bits, ..)| TiledDerivation::reach_of(after, f32::from_bits(bits)))
+        .fold(0.0, f64::max);
+    let span = TiledDerivation::affected_span(reach, now.size)
+        + TiledDerivation::wall_hops(reach, now.size);
+    let window = now.around(dirty, span);
+    let (by_now, by_was) = (
+        ByTile::within(after, &now, &window),
+        ByTile::within(before, &was, &window),
+    );
     let carry = |&(bits, sized, slot): &(u32, &Sized, &SizedSlot), scratch: &mut MeshScratch| {
         let radius = f32::from_bits(bits);
         let tiles = sized.tiles.as_deref().expect("filtered");
@@ -2193,6 +2280,35 @@ pub(crate) mod tests {
             }
             cache.release(before);
             cache.remove_obstacle(id).expect("edit");
+        }
+    }
+
+    /// The regions and walls gathered around an edit's tiles are those a
+    /// pass over the whole mesh lists in them, in the same order; the
+    /// other tiles are left empty.
+    #[test]
+    fn regions_and_walls_gathered_around_tiles_are_the_whole_passs() {
+        let mut cache = den520d_flat_carrying_one();
+        // a building across a border between tiles, so the mesh is an edit's
+        cache.add_obstacle(&building(88.5, 76.0)).expect("edit");
+        let (mesh, tiling) = (cache.mesh(), &cache.tiling);
+        let whole = ByTile::of(mesh, tiling);
+        let w = tiling.count[0];
+        for (dirty, k) in [
+            (vec![2 * w + 2], 1),
+            (vec![0, tiling.len() - 1], 2),
+            (vec![w + 3], 0),
+        ] {
+            let window = tiling.around(&dirty, k);
+            let within = ByTile::within(mesh, tiling, &window);
+            let mut expected = ByTile::empty(tiling);
+            for t in (0..tiling.len()).filter(|&t| window[t]) {
+                expected.regions[t].clone_from(&whole.regions[t]);
+                expected.walls[t].clone_from(&whole.walls[t]);
+            }
+            assert_eq!(within, expected, "around {dirty:?}");
+            let filled = (0..tiling.len()).filter(|&t| !within.walls[t].is_empty());
+            assert!(filled.count() > 0, "walls around {dirty:?}");
         }
     }
 
