@@ -571,6 +571,12 @@ impl AssemblyScratch {
         self.corners = std::mem::take(&mut replaced.tables.corners);
     }
 
+    /// How many regions' lists are kept for the next assembly.
+    #[cfg(test)]
+    pub(crate) fn spare_lists(&self) -> usize {
+        self.spare.len()
+    }
+
     /// Emptied vertex and portal lists for one more region.
     pub(crate) fn lists(&mut self) -> (Vec<Vec2>, Vec<Option<PortalId>>) {
         self.spare.pop().unwrap_or_default()

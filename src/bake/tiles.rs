@@ -2283,6 +2283,55 @@ pub(crate) mod tests {
         }
     }
 
+    /// The mesh an edit carries for a wider agent, once replaced and held
+    /// nowhere else, leaves its storage to the next edit's derivation for
+    /// that radius; a radius no longer carried gives its storage up.
+    #[test]
+    fn carried_meshes_leave_their_storage_to_the_next_edit() {
+        let mut cache = den520d_flat_carrying_one();
+        let spare = |cache: &TileCache| -> Vec<(u32, usize)> {
+            let lists = |s: &MeshScratch| s.assembly.spare_lists();
+            cache
+                .sized_scratch
+                .iter()
+                .map(|(b, s)| (*b, lists(s)))
+                .collect()
+        };
+        let regions = |r: f32, mesh: &NavMesh| match mesh.for_radius(r).expect("carried") {
+            crate::SizedMesh::Derived(m) => m.region_count(),
+            crate::SizedMesh::Baked(_) => panic!("a derived mesh"),
+        };
+        let (half, one) = (0.5f32.to_bits(), 1.0f32.to_bits());
+        let derived = [regions(0.5, cache.mesh()), regions(1.0, cache.mesh())];
+        // buildings on open ground, each changing what both radii read
+        let first = cache.add_obstacle(&building(76.0, 76.0)).expect("edit");
+        assert_eq!(spare(&cache), [(half, derived[0]), (one, derived[1])]);
+        let held = cache.shared_mesh();
+        let carried = [regions(0.5, &held), regions(1.0, &held)];
+        assert_ne!(carried, derived);
+        cache.add_obstacle(&building(140.0, 140.0)).expect("edit");
+        // the edit took what the first meshes left, and a handle holds the
+        // meshes it replaced: nothing came back
+        let left = spare(&cache);
+        assert!(
+            left[0].1 < derived[0] / 10 && left[1].1 < derived[1] / 10,
+            "{left:?}"
+        );
+        cache.release(held);
+        assert_eq!(spare(&cache), [(half, carried[0]), (one, carried[1])]);
+        // a radius forgotten is not carried: its storage goes
+        cache
+            .mesh()
+            .sized
+            .0
+            .lock()
+            .unwrap()
+            .retain(|(b, _)| *b == one);
+        cache.remove_obstacle(first).expect("edit");
+        assert_eq!(spare(&cache).len(), 1);
+        assert_eq!(spare(&cache)[0].0, one);
+    }
+
     /// The regions and walls gathered around an edit's tiles are those a
     /// pass over the whole mesh lists in them, in the same order; the
     /// other tiles are left empty.
