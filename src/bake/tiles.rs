@@ -687,14 +687,23 @@ impl TileCache {
         let table = self.table.take();
         let mut mesh = Arc::try_unwrap(self.mesh).unwrap_or_else(|shared| (*shared).clone());
         install(&mut mesh, table);
-        // only the next edit would have used them
+        // only the next edit would have used them, here and in the meshes
+        // carried for wider agents that no handle holds
         mesh.unkept = Vec::new();
-        // a carried mesh whose table a handle kept out: a copy with it
         let slots = mesh
             .sized
             .0
             .get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (_, slot) in slots.iter_mut() {
+            let carried = Arc::get_mut(slot)
+                .and_then(|s| s.get_mut())
+                .and_then(Option::as_mut);
+            if let Some(carried) = carried.and_then(|s| Arc::get_mut(&mut s.mesh)) {
+                carried.unkept = Vec::new();
+            }
+        }
+        // a carried mesh whose table a handle kept out: a copy with it
         for (_, slot) in slots.iter_mut() {
             let Some(Some(sized)) = slot.get() else {
                 continue;
@@ -704,6 +713,7 @@ impl TileCache {
                 continue;
             }
             let mut carried = (*sized.mesh).clone();
+            carried.unkept = Vec::new();
             if let Some(h) = carried.data.hierarchy.as_mut() {
                 h.compute_table(&carried.hier);
             }
@@ -1499,6 +1509,9 @@ impl<'a> TiledDerivation<'a> {
         // carried through edits or derived afresh after the radius was
         // forgotten (`crate::mesh::keys`)
         let key_generation = self.base.data.key_generation();
+        // the hierarchies dropped for their bytes are kept, as the base
+        // mesh's are: without them each edit built every dropped attempt's
+        // leg tables whole again (BENCHMARKS.md, session 43)
         build_mesh(
             &level,
             &config,
@@ -1507,13 +1520,6 @@ impl<'a> TiledDerivation<'a> {
             scratch,
             (replacing, reuse),
         )
-        .map(|mut mesh| {
-            // the hierarchies dropped for their bytes are not kept for a
-            // wider agent's mesh (memory): the next edit takes leg tables
-            // from its kept hierarchy alone
-            mesh.unkept = Vec::new();
-            mesh
-        })
     }
 }
 
@@ -2165,6 +2171,64 @@ pub(crate) mod tests {
                 "{reused} of {} entries taken",
                 a.len()
             );
+        }
+    }
+
+    /// A mesh carried for a wider agent keeps the hierarchies it dropped
+    /// for their bytes, and its next edit takes leg tables from them as the
+    /// base mesh's does; a cache given up drops them.
+    #[test]
+    fn a_carried_mesh_takes_leg_tables_from_its_unkept_hierarchies() {
+        // Aurora's mesh at 2.45 in tiles of 64 keeps clusters of 32, having
+        // dropped those of 64 for their bytes
+        let level = crate::test_data::bundled_level("maps/Aurora.map");
+        let config = BakeConfig {
+            tile_size: Some(64.0),
+            max_radius: Some(2.45),
+            ..BakeConfig::default()
+        };
+        fn carried(cache: &mut TileCache) -> &mut NavMesh {
+            let mesh = Arc::get_mut(&mut cache.mesh).expect("no handle out");
+            let slots = mesh.sized.0.get_mut().unwrap();
+            let slot = Arc::get_mut(&mut slots[0].1).expect("no handle out");
+            let sized = slot.get_mut().and_then(Option::as_mut).expect("derived");
+            Arc::get_mut(&mut sized.mesh).expect("no handle out")
+        }
+        let costs = |cache: &mut TileCache| -> Vec<Vec<f32>> {
+            let unkept = &carried(cache).unkept;
+            assert!(!unkept.is_empty(), "an aim dropped for its bytes");
+            unkept.iter().map(|h| h.leg_cost.clone()).collect()
+        };
+        let mut honest = TileCache::new(&level, &config).expect("bakes");
+        let mut tampered = TileCache::new(&level, &config).expect("bakes");
+        for cache in [&mut honest, &mut tampered] {
+            cache.mesh().for_radius(2.45).expect("derives");
+        }
+        for h in &mut carried(&mut tampered).unkept {
+            for c in &mut h.leg_cost {
+                *c += 1.0;
+            }
+        }
+        let before = carried(&mut honest).serial;
+        for cache in [&mut honest, &mut tampered] {
+            cache.add_obstacle(&building(250.0, 320.0)).expect("edit");
+        }
+        assert_ne!(carried(&mut honest).serial, before, "derived again");
+        let (a, b) = (costs(&mut honest), costs(&mut tampered));
+        assert_eq!(a.len(), b.len());
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(a.len(), b.len());
+            let reused = a.iter().zip(b).filter(|(x, y)| x != y).count();
+            assert!(
+                reused > a.len() / 2,
+                "{reused} of {} entries taken",
+                a.len()
+            );
+        }
+        let mesh = honest.into_mesh();
+        match mesh.for_radius(2.45).expect("carried") {
+            crate::SizedMesh::Derived(m) => assert!(m.unkept.is_empty()),
+            crate::SizedMesh::Baked(_) => panic!("a derived mesh"),
         }
     }
 
