@@ -78,8 +78,8 @@ struct TileInputs {
 }
 
 /// A baked tile: its vertices and convex polygons (area kinds as in the
-/// mesh). Never changed once made, and shared: the meshes an edit carries
-/// for wider agents copy every tile it does not derive again.
+/// mesh). Never changed once made, and shared: a mesh an edit carries for a
+/// wider agent takes each tile it does not derive again by reference.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct TileMesh {
     points: Arc<[DVec2]>,
@@ -2400,7 +2400,7 @@ pub(crate) mod tests {
     /// pass over the whole mesh lists in them, in the same order; the
     /// other tiles are left empty.
     #[test]
-    fn regions_and_walls_gathered_around_tiles_are_the_whole_passs() {
+    fn regions_and_walls_gathered_around_tiles_are_those_of_the_whole_pass() {
         let mut cache = den520d_flat_carrying_one();
         // a building across a border between tiles, so the mesh is an edit's
         cache.add_obstacle(&building(88.5, 76.0)).expect("edit");
