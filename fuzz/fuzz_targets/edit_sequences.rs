@@ -1,15 +1,17 @@
 //! Runtime obstacle edits on small grids, checked against two oracles: after
 //! every edit the mesh validates and is byte for byte a fresh bake of the
-//! level with the surviving obstacles, and paths stay in the cells the
+//! level with the surviving obstacles (and so is the mesh it carries for a
+//! wider agent, when one was derived first), and paths stay in the cells the
 //! surviving buildings leave free. The first bytes draw the grid and pick the
-//! tile size; then 4 bytes per edit (add a building of whole cells, or
-//! remove one), and pairs of cells to path between.
+//! tile size and whether to carry a radius, and which; then 4 bytes per edit
+//! (add a building of whole cells, or remove one, the old mesh held across
+//! the edit or not), and pairs of cells to path between.
 #![no_main]
 
 use glam::vec2;
 use libfuzzer_sys::fuzz_target;
 use portalnav::{
-    BakeConfig, BakeError, EditError, Grid, NavMesh, NavQuery, QueryFilter, TileCache,
+    BakeConfig, BakeError, EditError, Grid, NavMesh, NavQuery, QueryFilter, SizedMesh, TileCache,
 };
 
 #[path = "../../tests/suite/common/mod.rs"]
@@ -21,6 +23,11 @@ fuzz_target!(|data: &[u8]| {
     }
     let (w, h) = (usize::from(data[0] % 12) + 1, usize::from(data[1] % 12) + 1);
     let tile = f32::from(data[2] % 6) + 1.0;
+    // a quarter to a whole cell, or none
+    let radius = match data[2] / 6 % 5 {
+        0 => None,
+        k => Some(f32::from(k) * 0.25),
+    };
     let cells = w * h;
     let bits = &data[3..];
     if bits.len() * 8 < cells {
@@ -36,14 +43,27 @@ fuzz_target!(|data: &[u8]| {
     let config = BakeConfig {
         cluster_size: 3,
         tile_size: Some(tile),
+        max_radius: Some(1.0),
         ..BakeConfig::default()
     };
     let Ok(mut cache) = TileCache::new(&level, &config) else {
         return;
     };
+    // the mesh for a wider agent, derived once and then carried by the edits
+    let wider = |mesh: &NavMesh, r: f32| match mesh.for_radius(r) {
+        Ok(SizedMesh::Derived(m)) => Some(m.to_bytes().expect("encodes")),
+        Ok(SizedMesh::Baked(_)) => panic!("a radius above the bake's is derived"),
+        Err(_) => None,
+    };
+    if let Some(r) = radius {
+        wider(cache.mesh(), r);
+    }
     // buildings of whole cells, with their cells
     let mut live: Vec<(portalnav::ObstacleId, [usize; 4])> = Vec::new();
     for op in rest.chunks_exact(4).take(edit_count) {
+        // a handle on the mesh the edit replaces, given back after it (its
+        // storage, and its carried meshes', serve the next edit then)
+        let held = (op[0] % 8 >= 4).then(|| cache.shared_mesh());
         if op[0] % 4 == 0 && !live.is_empty() {
             let (id, _) = live.swap_remove(usize::from(op[1]) % live.len());
             cache
@@ -71,13 +91,24 @@ fuzz_target!(|data: &[u8]| {
                 Err(e) => panic!("a building is refused: {e}"),
             }
         }
+        if let Some(held) = held {
+            cache.release(held);
+        }
         cache.mesh().validate().expect("an edited mesh validates");
-        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config)
-            .map(|m| m.to_bytes().expect("encodes"));
+        let fresh = NavMesh::bake(&cache.level_with_obstacles(), &config);
         let edited = cache.mesh().to_bytes().expect("encodes");
-        match fresh {
-            Ok(bytes) => assert!(bytes == edited, "the edited mesh differs from a fresh bake"),
+        match &fresh {
+            Ok(m) => assert!(
+                m.to_bytes().expect("encodes") == edited,
+                "the edited mesh differs from a fresh bake"
+            ),
             Err(e) => panic!("the fresh bake fails where the edits did not: {e}"),
+        }
+        if let (Some(r), Ok(fresh)) = (radius, &fresh) {
+            assert!(
+                wider(cache.mesh(), r) == wider(fresh, r),
+                "the mesh carried for radius {r} differs from a fresh bake's"
+            );
         }
     }
     let mut stamped = free;
