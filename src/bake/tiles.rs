@@ -702,9 +702,7 @@ impl TileCache {
             if let Some(carried) = carried.and_then(|s| Arc::get_mut(&mut s.mesh)) {
                 carried.unkept = Vec::new();
             }
-        }
-        // a carried mesh whose table a handle kept out: a copy with it
-        for (_, slot) in slots.iter_mut() {
+            // a carried mesh whose table a handle kept out: a copy with it
             let Some(Some(sized)) = slot.get() else {
                 continue;
             };
@@ -1240,15 +1238,11 @@ impl ByTile {
             return ByTile::of(mesh, tiling);
         }
         let mut by = ByTile::empty(tiling);
-        let (w, h) = (tiling.count[0], tiling.count[1]);
-        let near_window = |u: usize| {
-            let (x, y) = (u % w, u / w);
-            (y.saturating_sub(1)..=(y + 1).min(h - 1))
-                .any(|ny| (x.saturating_sub(1)..=(x + 1).min(w - 1)).any(|nx| window[ny * w + nx]))
-        };
+        let inside: Vec<usize> = (0..tiling.len()).filter(|&t| window[t]).collect();
+        let near_window = tiling.around(&inside, 1);
         // tiles in order, each's regions in order: every list in the order
         // `of` makes it
-        for u in (0..tiling.len()).filter(|&u| near_window(u)) {
+        for u in (0..tiling.len()).filter(|&u| near_window[u]) {
             for i in tile_start[u]..tile_start[u + 1] {
                 let key = mesh.tables.region_keys[i as usize];
                 let region = mesh.data.regions.get(key).expect("a key of the mesh");
@@ -1591,26 +1585,20 @@ fn carry_sizes(
         })
         .collect();
     // a radius no longer carried gives its storage up
-    let mut taken: Vec<_> = std::mem::take(scratches);
-    let mut scratch_of = |bits: u32| match taken.iter().position(|(b, _)| *b == bits) {
-        Some(k) => taken.swap_remove(k).1,
-        None => MeshScratch::default(),
-    };
-    let storage: Vec<std::sync::Mutex<MeshScratch>> = sizes
-        .iter()
-        .map(|&(bits, ..)| std::sync::Mutex::new(scratch_of(bits)))
-        .collect();
-    let mut keep_storage = |storage: Vec<std::sync::Mutex<MeshScratch>>| {
-        let into_inner = |m: std::sync::Mutex<MeshScratch>| {
-            m.into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        let bits = sizes.iter().map(|&(bits, ..)| bits);
-        scratches.extend(bits.zip(storage.into_iter().map(into_inner)));
-    };
+    let mut taken = std::mem::take(scratches);
     if sizes.is_empty() {
         return Vec::new();
     }
+    let storage: Vec<std::sync::Mutex<MeshScratch>> = sizes
+        .iter()
+        .map(
+            |&(bits, ..)| match taken.iter().position(|(b, _)| *b == bits) {
+                Some(k) => taken.swap_remove(k).1,
+                None => MeshScratch::default(),
+            },
+        )
+        .map(std::sync::Mutex::new)
+        .collect();
     // both meshes' regions and walls by tile, gathered once for every
     // radius, where the widest pen can read them: in the tiles whose
     // derivation it can change and the tiles whose walls reach those
@@ -1655,7 +1643,11 @@ fn carry_sizes(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         carry(&sizes[k], &mut scratch)
     });
-    keep_storage(storage);
+    let storage = storage.into_iter().map(|m| {
+        m.into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    });
+    scratches.extend(sizes.iter().map(|&(bits, ..)| bits).zip(storage));
     carried.into_iter().flatten().collect()
 }
 
